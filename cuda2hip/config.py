@@ -1,0 +1,137 @@
+"""Configuration: `[tool.cuda2hip]` in pyproject.toml, or the top level of cuda2hip.toml.
+
+The nearest such file from the current directory upwards is used (or `--config FILE`); relative
+paths in it (rule directories, excludes, per-file-ignores) are relative to its directory.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import msgspec
+
+from .rulebook.schema import SeverityName
+from .settings import DEFAULT_FILE_TYPES, Settings
+
+
+class ConfigError(Exception):
+    pass
+
+
+class ConfigFile(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_only=True):
+    select: list[str] | None = None
+    extend_select: list[str] = []
+    ignore: list[str] = []
+    per_file_ignores: dict[str, list[str]] = {}
+    exclude: list[str] = []
+    extend_exclude: list[str] = []
+    respect_gitignore: bool = True
+    force_exclude: bool = False
+    rule_dirs: list[str] = []
+    rule_options: dict[str, dict[str, Any]] = {}
+    file_types: dict[str, list[str]] = {}
+    fail_on: SeverityName | None = None
+    unsafe_fixes: bool = False
+    target_rocm: str | None = None
+    experimental: bool = False
+    library_profile: Literal["hip", "roc"] = "hip"
+    kernel_launch: Literal["keep", "hip"] = "keep"
+    jobs: int | None = None
+    cache: bool = True
+    # free-form tables of frontends and rule families (e.g. [tool.cuda2hip.python])
+    python: dict[str, Any] = {}
+    build: dict[str, Any] = {}
+
+
+def find_config(start: Path) -> Path | None:
+    start = start.resolve()
+    for d in (start, *start.parents):
+        candidate = d / "cuda2hip.toml"
+        if candidate.is_file():
+            return candidate
+        pyproject = d / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+                continue
+            if "cuda2hip" in data.get("tool", {}):
+                return pyproject
+    return None
+
+
+def read_config(path: Path) -> ConfigFile:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: configuration file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("cuda2hip", {})
+    try:
+        return msgspec.convert(data, ConfigFile)
+    except msgspec.ValidationError as exc:
+        text = str(exc)
+        where = ""
+        if " - at `$." in text:
+            text, where = text.split(" - at `$.", 1)
+            where = f" (at `{where.rstrip('`')}`)"
+        section = "[tool.cuda2hip]" if path.name == "pyproject.toml" else "configuration"
+        raise ConfigError(f"{path}: {section}: {text}{where}") from None
+
+
+def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Path | None = None) -> Settings:
+    cwd = cwd or Path.cwd()
+    if isolated:
+        return Settings(root=cwd)
+    path = config_path or find_config(cwd)
+    if path is None:
+        return Settings(root=cwd)
+    cfg = read_config(path)
+    root = path.resolve().parent
+    file_types = dict(DEFAULT_FILE_TYPES)
+    for lang, patterns in cfg.file_types.items():
+        file_types[lang] = tuple(patterns)
+    rule_dirs = []
+    for d in cfg.rule_dirs:
+        p = (root / d).resolve()
+        if not p.is_dir():
+            raise ConfigError(f"{path}: rule-dirs: {d!r} is not a directory")
+        rule_dirs.append(p)
+    if cfg.target_rocm is not None:
+        _check_version(path, "target-rocm", cfg.target_rocm)
+    return Settings(
+        root=root,
+        config_path=path,
+        select=tuple(cfg.select) if cfg.select is not None else None,
+        extend_select=tuple(cfg.extend_select),
+        ignore=tuple(cfg.ignore),
+        per_file_ignores={k: tuple(v) for k, v in cfg.per_file_ignores.items()},
+        exclude=tuple(cfg.exclude),
+        extend_exclude=tuple(cfg.extend_exclude),
+        respect_gitignore=cfg.respect_gitignore,
+        force_exclude=cfg.force_exclude,
+        rule_dirs=tuple(rule_dirs),
+        rule_options={k: dict(v) for k, v in cfg.rule_options.items()},
+        file_types=file_types,
+        fail_on=cfg.fail_on or "warning",
+        unsafe_fixes=cfg.unsafe_fixes,
+        target_rocm=cfg.target_rocm,
+        experimental=cfg.experimental,
+        library_profile=cfg.library_profile,
+        kernel_launch=cfg.kernel_launch,
+        jobs=cfg.jobs,
+        use_cache=cfg.cache,
+        extra={"python": dict(cfg.python), "build": dict(cfg.build)},
+    )
+
+
+def _check_version(path, key: str, value: str) -> None:
+    parts = value.split(".")
+    if not (1 <= len(parts) <= 3 and all(p.isdigit() for p in parts)):
+        raise ConfigError(f"{path}: {key}: {value!r} is not a version like 6.2")

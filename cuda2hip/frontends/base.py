@@ -1,0 +1,29 @@
+"""What a language frontend provides: lint one file (parse once, run its rules, apply
+suppressions) and count parse errors of a candidate text (the fix loop rejects passes that add
+errors)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..findings import Finding
+from ..match.engine import RuleSet
+from ..settings import Settings
+from ..source import SourceText
+
+
+@dataclass
+class LintResult:
+    findings: list[Finding]
+    parse_errors: int = 0
+    error_lines: list[int] = field(default_factory=list)
+
+
+class Frontend:
+    language: str = ""
+
+    def lint(self, source: SourceText, rules: RuleSet, settings: Settings) -> LintResult:
+        raise NotImplementedError
+
+    def parse_errors(self, source: SourceText) -> int:
+        raise NotImplementedError

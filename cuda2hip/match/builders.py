@@ -1,0 +1,59 @@
+"""Registry of named Python fix builders that YAML rules use as `fix: {builder: NAME}`.
+
+A builder is called as `fn(match, ctx)` with the matched node and captures, and returns a
+`BuiltFix` (edits, optionally a different applicability or message), or None when it cannot
+build a fix that keeps the meaning (the finding is then reported without a fix).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
+
+import tree_sitter as ts
+
+from ..findings import Edit
+
+if TYPE_CHECKING:
+    from .pattern import Capture
+
+_BUILDERS: dict[str, Callable] = {}
+
+
+@dataclass
+class Match:
+    node: ts.Node
+    env: dict[str, "Capture"]
+    start: int
+    end: int
+
+
+@dataclass
+class BuiltFix:
+    edits: list[Edit]
+    applicability: str | None = None  # override of the rule's applicability
+    message: str | None = None  # override of the rule's message (captures already expanded)
+    description: str | None = None
+    effort: str | None = None
+    data: dict = field(default_factory=dict)
+
+
+def fix_builder(name: str):
+    def register(fn):
+        if name in _BUILDERS and _BUILDERS[name] is not fn:
+            raise ValueError(f"fix builder {name!r} registered twice")
+        _BUILDERS[name] = fn
+        return fn
+
+    return register
+
+
+def get_builder(name: str) -> Callable:
+    from .predicates import _load_plugins
+
+    _load_plugins()
+    try:
+        return _BUILDERS[name]
+    except KeyError:
+        known = ", ".join(sorted(_BUILDERS)) or "none"
+        raise KeyError(f"unknown fix builder {name!r} (known: {known})") from None

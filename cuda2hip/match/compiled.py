@@ -1,0 +1,103 @@
+"""Compiled rules: each rule kind turns its YAML into an object the engine dispatches to by
+node kind. Kinds register themselves here; other frontends add their own kinds."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Iterable
+
+import tree_sitter as ts
+
+from ..findings import Applicability, Severity
+from ..rulebook.schema import Rule
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from .context import FileContext
+
+
+class RuleCompileError(ValueError):
+    pass
+
+
+class CompiledRule:
+    # node kinds whose nodes `visit` receives
+    kinds: frozenset[str] = frozenset()
+    # receives identifier tokens of macro bodies through `token`
+    wants_tokens: bool = False
+    # identifiers that must all occur in a file for the rule to possibly match
+    literals: tuple[str, ...] = ()
+    # the rule runs once per file through `run_file` (queries, translation-unit analyses)
+    whole_file: bool = False
+
+    def __init__(self, rule: Rule, settings: Settings):
+        self.rule = rule
+        self.settings = settings
+        self.code = rule.code
+        self.id = rule.id
+        self.severity = Severity.parse(rule.severity)
+        self.effort = rule.effort
+        self.applicability = Applicability(rule.fix.applicability) if rule.fix else None
+        self.language = rule.language
+
+    def visit(self, node: ts.Node, ctx: "FileContext") -> None:
+        pass
+
+    def token(self, start: int, end: int, name: bytes, ctx: "FileContext") -> None:
+        pass
+
+    def run_file(self, ctx: "FileContext") -> None:
+        pass
+
+    def applies_to_fragments(self) -> bool:
+        """Whether the rule also runs on macro bodies re-parsed as fragments."""
+        return True
+
+    def message(self, **values: str) -> str:
+        text = self.rule.message
+        for key in sorted(values, key=len, reverse=True):
+            text = text.replace(f"${key}", values[key])
+        return text
+
+
+_KINDS: dict[str, Callable[[Rule, Settings], CompiledRule]] = {}
+
+
+def rule_kind(name: str):
+    def register(cls):
+        _KINDS[name] = cls
+        return cls
+
+    return register
+
+
+def known_kinds() -> list[str]:
+    _load_kinds()
+    return sorted(_KINDS)
+
+
+def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
+    _load_kinds()
+    try:
+        cls = _KINDS[rule.kind]
+    except KeyError:
+        raise RuleCompileError(
+            f"{rule.source_path}: rule {rule.code} ({rule.id}): field `kind`: unknown kind "
+            f"{rule.kind!r} (known: {', '.join(sorted(_KINDS))})") from None
+    try:
+        return cls(rule, settings)
+    except RuleCompileError as exc:
+        raise RuleCompileError(f"{rule.source_path}: rule {rule.code} ({rule.id}): {exc}") from None
+    except (ValueError, KeyError) as exc:
+        msg = exc.args[0] if exc.args else str(exc)
+        raise RuleCompileError(f"{rule.source_path}: rule {rule.code} ({rule.id}): {msg}") from None
+
+
+def _load_kinds() -> None:
+    from . import diagnostics, include, pattern_rule, rename  # noqa: F401
+    from ..frontends import registry
+
+    registry.load_rule_kinds()
+
+
+def compile_rules(rules: Iterable[Rule], settings: Settings) -> list[CompiledRule]:
+    return [compile_rule(r, settings) for r in rules]

@@ -1,0 +1,75 @@
+"""`diagnostic` rule kind: findings the engine itself emits (unused suppressions, parse recovery,
+reverted fixes). Their YAML files carry code, severity, message and docs like any rule; the
+functions here are shared by every frontend."""
+
+from __future__ import annotations
+
+from ..findings import Edit, Finding
+from ..suppress import ONLY_DIRECTIVE, Directive, apply_suppressions, unused_codes
+from .compiled import CompiledRule, rule_kind
+from .engine import PARSE_RECOVERY, UNUSED_SUPPRESSION, RuleSet
+
+MAX_LINES_LISTED = 8
+
+
+@rule_kind("diagnostic")
+class DiagnosticRule(CompiledRule):
+    """Emitted by the engine, never by matching."""
+
+    def applies_to_fragments(self) -> bool:
+        return False
+
+
+def report_parse_recovery(ctx, rules: RuleSet, error_starts: list[int]) -> None:
+    rule = rules.diagnostic(PARSE_RECOVERY)
+    if rule is None or not error_starts:
+        return
+    lines = sorted({ctx.source.position(s)[0] for s in error_starts})
+    shown = ", ".join(str(n) for n in lines[:MAX_LINES_LISTED])
+    if len(lines) > MAX_LINES_LISTED:
+        shown += f" and {len(lines) - MAX_LINES_LISTED} more"
+    first = min(error_starts)
+    ctx.report(rule, first, first, rule.message(LINES=shown, COUNT=str(len(lines))),
+               data={"lines": lines})
+
+
+def settle_suppressions(ctx, rules: RuleSet, directives: list[Directive]) -> None:
+    """Mark suppressed findings and report directives that suppress nothing."""
+    findings: list[Finding] = ctx.findings
+    apply_suppressions(findings, directives)
+    rule = rules.diagnostic(UNUSED_SUPPRESSION)
+    if rule is None:
+        return
+    for d in directives:
+        unused = unused_codes(d, rules.known_codes, rules.selected_codes)
+        if not unused:
+            continue
+        shown = "all rules" if unused == ["*"] else ", ".join(unused)
+        edits = _removal_edits(ctx, d, unused)
+        f = ctx.report(rule, d.start, d.end, rule.message(CODES=shown), edits=edits,
+                       description="Remove the unused suppression")
+        # A directive naming its own unused code cannot suppress its report.
+        if d.codes and any(c in (rule.code, rule.id) for c in d.codes) and set(unused) != set(d.codes):
+            f.suppressed = True
+
+
+def _removal_edits(ctx, d: Directive, unused: list[str]) -> list[Edit] | None:
+    data = ctx.source.data
+    if unused == ["*"] or (d.codes is not None and set(unused) >= set(d.codes)):
+        if not ONLY_DIRECTIVE.match(d.comment):
+            return None  # the comment says more than the directive: leave it to a human
+        line_start = ctx.source.line_start(d.start)
+        line_end = ctx.source.line_end(d.start)
+        before = data[line_start:d.start]
+        after = data[d.end:line_end]
+        if not before.strip() and not after.strip():
+            return [Edit(line_start, line_end, "")]  # the comment is the whole line
+        # trailing comment: drop it and the blanks in front of it
+        s = d.start
+        while s > line_start and data[s - 1:s] in (b" ", b"\t"):
+            s -= 1
+        return [Edit(s, d.end, "")]
+    if d.codes_span is None:
+        return None
+    keep = [c for c in d.codes if c not in unused]
+    return [Edit(d.codes_span[0], d.codes_span[1], ",".join(keep))]

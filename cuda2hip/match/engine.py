@@ -1,0 +1,138 @@
+"""The engine: the selected rules of a run, compiled once, and the rule set each file gets
+(per-file ignores applied), organised for dispatch by node kind."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+import pathspec
+
+from ..rulebook.loader import RuleSource, builtin_rules_dir, load_rules
+from ..rulebook.schema import Rule
+from ..rulebook.selection import SelectionError, select_rules, selector_matches
+from ..settings import Settings
+from .compiled import CompiledRule, compile_rules
+
+# Rules the engine itself emits (kind: diagnostic), by id.
+UNUSED_SUPPRESSION = "unused-suppression"
+PARSE_RECOVERY = "parse-recovery"
+FIX_REVERTED = "fix-reverted"
+
+
+class RuleSet:
+    """The rules that run on one file of one language."""
+
+    def __init__(self, rules: list[CompiledRule], known_codes: set[str], selected_codes: set[str]):
+        self.rules = rules
+        self.known_codes = known_codes
+        self.selected_codes = selected_codes
+        self.by_id = {r.id: r for r in rules}
+        self.by_code = {r.code: r for r in rules}
+
+    def diagnostic(self, rule_id: str) -> CompiledRule | None:
+        return self.by_id.get(rule_id)
+
+    @cached_property
+    def dispatch(self) -> dict[str, list[CompiledRule]]:
+        table: dict[str, list[CompiledRule]] = {}
+        for r in self.rules:
+            for kind in r.kinds:
+                table.setdefault(kind, []).append(r)
+        return table
+
+    @cached_property
+    def token_rules(self) -> list[CompiledRule]:
+        return [r for r in self.rules if r.wants_tokens]
+
+    @cached_property
+    def whole_file_rules(self) -> list[CompiledRule]:
+        return [r for r in self.rules if r.whole_file]
+
+    def active(self, data: bytes) -> "RuleSet":
+        """The rules whose literal identifiers all occur in `data` (cheap pre-filter)."""
+        keep = [r for r in self.rules if all(lit.encode() in data for lit in r.literals)]
+        if len(keep) == len(self.rules):
+            return self
+        return RuleSet(keep, self.known_codes, self.selected_codes)
+
+    def without(self, codes: set[str]) -> "RuleSet":
+        return RuleSet([r for r in self.rules if r.code not in codes], self.known_codes, self.selected_codes)
+
+
+class Engine:
+    def __init__(self, settings: Settings, rules: list[Rule] | None = None):
+        self.settings = settings
+        if rules is None:
+            rules = load_all_rules(settings)
+        self.all_rules = rules
+        self.selected = select_rules(rules, settings.select, settings.extend_select, settings.ignore)
+        self.known_codes = {r.code for r in rules} | {r.id for r in rules}
+        self.selected_codes = {r.code for r in self.selected} | {r.id for r in self.selected}
+        self._compiled: dict[str, list[CompiledRule]] | None = None
+        self._per_file = [
+            (pathspec.PathSpec.from_lines("gitwildmatch", [pattern]), tuple(codes))
+            for pattern, codes in settings.per_file_ignores.items()
+        ]
+        for _, codes in self._per_file:
+            for c in codes:
+                if not any(selector_matches(c, r) for r in rules):
+                    raise SelectionError(f"per-file-ignores: {c!r} matches no rule")
+        self._sets: dict[tuple[str, frozenset[str]], RuleSet] = {}
+        self._check_rule_options()
+
+    def _check_rule_options(self) -> None:
+        for key, options in self.settings.rule_options.items():
+            rule = self.rule_by_code(key)
+            if rule is None:
+                raise SelectionError(f"rule-options: {key!r} is not a rule code or id")
+            unknown = sorted(set(options) - set(rule.options))
+            if unknown:
+                known = ", ".join(sorted(rule.options)) or "none"
+                raise SelectionError(f"rule-options.{key}: unknown option(s) {', '.join(unknown)} "
+                                     f"(options of {rule.code}: {known})")
+
+    @property
+    def compiled(self) -> dict[str, list[CompiledRule]]:
+        if self._compiled is None:
+            by_lang: dict[str, list[CompiledRule]] = {}
+            for c in compile_rules(self.selected, self.settings):
+                by_lang.setdefault(c.language, []).append(c)
+            self._compiled = by_lang
+        return self._compiled
+
+    def rule_by_code(self, code: str) -> Rule | None:
+        for r in self.all_rules:
+            if r.code == code or r.id == code:
+                return r
+        return None
+
+    def ruleset_for(self, path: str, language: str) -> RuleSet:
+        rel = _relative(path, self.settings.root)
+        ignored = frozenset(
+            r.code for spec, codes in self._per_file if spec.match_file(rel)
+            for r in self.selected if any(selector_matches(c, r) for c in codes)
+        )
+        key = (language, ignored)
+        rs = self._sets.get(key)
+        if rs is None:
+            rules = [r for r in self.compiled.get(language, []) if r.code not in ignored]
+            rs = RuleSet(rules, self.known_codes, self.selected_codes - ignored)
+            self._sets[key] = rs
+        return rs
+
+
+def _relative(path: str, root: Path) -> str:
+    p = Path(path)
+    try:
+        return p.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return p.as_posix()
+
+
+def load_all_rules(settings: Settings) -> list[Rule]:
+    sources = []
+    if settings.include_builtin_rules:
+        sources.append(RuleSource(builtin_rules_dir(), builtin=True))
+    sources.extend(RuleSource(Path(d), builtin=False) for d in settings.rule_dirs)
+    return load_rules(sources, use_cache=settings.use_cache)

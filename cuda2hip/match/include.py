@@ -1,0 +1,85 @@
+"""`include` rule kind: header maps (`<cuda_runtime.h>` -> `<hip/hip_runtime.h>`).
+
+An include whose target is already included in the same preprocessor branch is removed instead
+of duplicated; includes in different `#if` branches are independent (each branch must still
+include what it needs).
+"""
+
+from __future__ import annotations
+
+from ..findings import Edit
+from .compiled import CompiledRule, RuleCompileError, rule_kind
+
+
+def include_path(node, ctx) -> tuple[str, str, str, int, int] | None:
+    """(header, opening delimiter, closing delimiter, start, end) of a preproc_include."""
+    path = node.child_by_field_name("path")
+    if path is None or path.type not in ("system_lib_string", "string_literal"):
+        return None
+    text = ctx.node_text(path)
+    if len(text) < 2:
+        return None
+    return text[1:-1], text[0], text[-1], path.start_byte, path.end_byte
+
+
+def included_headers(parent, ctx, mapping: dict[str, str | None]) -> dict[int, str]:
+    """Header each include of `parent`'s direct children resolves to after migration."""
+    out = {}
+    for child in parent.named_children:
+        if child.type != "preproc_include":
+            continue
+        info = include_path(child, ctx)
+        if info is None:
+            continue
+        header = info[0]
+        out[child.id] = mapping.get(header, header) if header in mapping else header
+    return out
+
+
+@rule_kind("include")
+class IncludeRule(CompiledRule):
+    kinds = frozenset({"preproc_include"})
+
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        if not rule.headers:
+            raise RuleCompileError("field `headers`: an include rule needs a header map")
+        self.headers = dict(rule.headers)
+
+    def visit(self, node, ctx):
+        info = include_path(node, ctx)
+        if info is None:
+            return
+        header, open_d, close_d, pstart, pend = info
+        if header not in self.headers:
+            return
+        target = self.headers[header]
+        start, end = node.start_byte, node.end_byte
+        if target is None:
+            msg = self.message(HEADER=header, HIP="(none)")
+            ctx.report(self, start, end, msg, edits=[Edit(start, end, "")],
+                       description=f"Remove the include of `{header}`")
+            return
+        msg = self.message(HEADER=header, HIP=target)
+        if self._already_included(node, target, ctx):
+            ctx.report(self, start, end, msg, edits=[Edit(start, end, "")],
+                       description=f"Remove: `{target}` is already included")
+        else:
+            ctx.report(self, pstart, pend, msg, edits=[Edit(pstart, pend, f"{open_d}{target}{close_d}")],
+                       description=f"Include `{target}`")
+
+    def _already_included(self, node, target: str, ctx) -> bool:
+        parent = node.parent
+        if parent is None:
+            return False
+        key = ("include-targets", self.code, parent.id)
+        cache = ctx.cache
+        if key not in cache:
+            cache[key] = included_headers(parent, ctx, self.headers)
+        resolved = cache[key]
+        for child in parent.named_children:
+            if child.id == node.id:
+                return False
+            if resolved.get(child.id) == target:
+                return True
+        return False

@@ -1,0 +1,102 @@
+"""`pattern` rule kind: a rule object (pattern / kind / query / relations) plus a message and a fix
+that use the captured metavariables."""
+
+from __future__ import annotations
+
+from ..findings import Edit
+from .builders import BuiltFix, Match, get_builder
+from .compiled import CompiledRule, RuleCompileError, rule_kind
+from .pattern import expand_template
+from .rule_object import RuleObjectError, compile_rule_object, root_query_matcher
+
+
+def indent_continuation(text: str, indent: str) -> str:
+    """Indent every line after the first, so a multi-line replacement lines up with its target."""
+    if "\n" not in text:
+        return text
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [(indent + line) if line else line for line in rest])
+
+
+@rule_kind("pattern")
+class PatternRule(CompiledRule):
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        if rule.rule is None:
+            raise RuleCompileError("field `rule`: a pattern rule needs a rule object")
+        try:
+            self.matcher = compile_rule_object(rule.rule, rule.language)
+            self.constraints = {
+                name: compile_rule_object(obj, rule.language, where=f"constraints.{name}")
+                for name, obj in (rule.constraints or {}).items()
+            }
+        except RuleObjectError as exc:
+            raise RuleCompileError(str(exc)) from None
+        self.query = root_query_matcher(self.matcher)
+        if self.query is not None:
+            self.whole_file = True
+            self.kinds = frozenset()
+        elif self.matcher.kinds is None:
+            raise RuleCompileError("field `rule`: the top level needs a `pattern`, `kind` or `query` "
+                                   "(it decides which nodes the rule visits)")
+        else:
+            self.kinds = self.matcher.kinds
+        self.literals = self.matcher.literals
+        fix = rule.fix
+        self.template = fix.template if fix else None
+        self.target = fix.target if fix else None
+        self.builder = None
+        if fix and fix.builder:
+            try:
+                self.builder = get_builder(fix.builder)
+            except KeyError as exc:
+                raise RuleCompileError(f"field `fix.builder`: {exc.args[0]}") from None
+        if fix and not (fix.template is not None or fix.builder):
+            raise RuleCompileError("field `fix`: needs a `template` or a `builder`")
+
+    def visit(self, node, ctx):
+        env = self.matcher.match(node, {}, ctx)
+        if env is not None:
+            self.emit(node, env, ctx)
+
+    def run_file(self, ctx):
+        for node, env in self.query.matches_in(ctx.tree.root_node, ctx):
+            out = self.matcher.match(node, env, ctx)
+            if out is not None:
+                self.emit(node, out, ctx)
+
+    def emit(self, node, env, ctx) -> None:
+        for name, constraint in self.constraints.items():
+            cap = env.get(name)
+            if cap is None or cap.node is None or constraint.match(cap.node, env, ctx) is None:
+                return
+        message = expand_template(self.rule.message, env)
+        start, end = node.start_byte, node.end_byte
+        edits = None
+        applicability = None
+        description = self.rule.fix.description or "" if self.rule.fix else ""
+        effort = None
+        data = None
+        if self.builder is not None:
+            built: BuiltFix | None = self.builder(Match(node, env, start, end), ctx, self)
+            if built is False:
+                return  # the builder's analysis says this match is not a finding
+            if built is not None:
+                edits = built.edits
+                applicability = built.applicability
+                message = built.message or message
+                description = built.description or description
+                effort = built.effort
+                data = built.data or None
+        elif self.template is not None:
+            tstart, tend = start, end
+            if self.target:
+                cap = env.get(self.target)
+                if cap is None:
+                    raise RuleCompileError(f"{self.code}: fix.target ${self.target} was not captured")
+                tstart, tend = cap.start, cap.end
+            text = expand_template(self.template, env)
+            text = indent_continuation(text, ctx.source.indentation_at(ctx.base + tstart))
+            edits = [Edit(tstart, tend, text)]
+        ctx.report(self, start, end, message, edits=edits, applicability=applicability,
+                   description=description, effort=effort, data=data)

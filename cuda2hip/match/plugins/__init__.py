@@ -1,0 +1,2 @@
+"""Python predicates and fix builders used by YAML rules. Importing this package registers them
+all; add a module here and import it below."""

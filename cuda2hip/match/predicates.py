@@ -1,0 +1,43 @@
+"""Registry of named Python predicates that YAML rules use as `check: NAME`.
+
+A predicate is called as `fn(node, env, ctx, args)` and returns True (match), False/None (no
+match) or a dict of extra captures to add to the match environment. Predicates hold analyses that
+a pattern cannot express (e.g. "this condition depends on the thread index"); the rule that uses
+one stays declarative in YAML.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+_PREDICATES: dict[str, Callable] = {}
+_LOADED = False
+
+
+def predicate(name: str):
+    def register(fn):
+        if name in _PREDICATES and _PREDICATES[name] is not fn:
+            raise ValueError(f"predicate {name!r} registered twice")
+        _PREDICATES[name] = fn
+        return fn
+
+    return register
+
+
+def get_predicate(name: str) -> Callable:
+    _load_plugins()
+    try:
+        return _PREDICATES[name]
+    except KeyError:
+        known = ", ".join(sorted(_PREDICATES)) or "none"
+        raise KeyError(f"unknown predicate {name!r} (known: {known})") from None
+
+
+def _load_plugins() -> None:
+    # Modules that register predicates and fix builders; imported on first use only, so that
+    # a run whose rules need none of them does not pay for importing them.
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from . import plugins  # noqa: F401

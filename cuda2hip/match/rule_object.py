@@ -1,0 +1,299 @@
+"""Compile and evaluate ast-grep style rule objects (pattern / kind / regex / query / check,
+inside / has / follows / precedes with stopBy, all / any / not) against tree-sitter nodes."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Callable, Iterator
+
+import tree_sitter as ts
+
+from .. import parse as parsing
+from ..rulebook.schema import CheckSpec, MatchRule, PatternSpec, Relation
+from .pattern import Capture, Pattern, PatternError, make_capture
+from .predicates import get_predicate
+
+if TYPE_CHECKING:
+    from .context import FileContext
+
+Env = dict[str, Capture]
+
+
+class RuleObjectError(ValueError):
+    pass
+
+
+class Matcher:
+    """A compiled rule object. `match` returns the (possibly extended) environment or None."""
+
+    # node kinds this matcher can match at all, or None when any kind may match
+    kinds: frozenset[str] | None = None
+    # identifiers that must occur in a file for a match to be possible (a cheap pre-filter)
+    literals: tuple[str, ...] = ()
+
+    def match(self, node: ts.Node, env: Env, ctx: "FileContext") -> Env | None:
+        raise NotImplementedError
+
+
+class PatternMatcher(Matcher):
+    def __init__(self, pattern: Pattern):
+        self.pattern = pattern
+        self.kinds = frozenset({pattern.kind})
+        self.literals = pattern.literals
+
+    def match(self, node, env, ctx):
+        return self.pattern.match(node, ctx.data, env)
+
+
+class KindMatcher(Matcher):
+    def __init__(self, kind: str):
+        self.kinds = frozenset({kind})
+
+    def match(self, node, env, ctx):
+        return env if node.type == next(iter(self.kinds)) else None
+
+
+class RegexMatcher(Matcher):
+    def __init__(self, regex: str):
+        try:
+            self.regex = re.compile(regex)
+        except re.error as exc:
+            raise RuleObjectError(f"invalid regex {regex!r}: {exc}") from None
+
+    def match(self, node, env, ctx):
+        return env if self.regex.search(ctx.node_text(node)) else None
+
+
+class QueryMatcher(Matcher):
+    """A raw tree-sitter query; the node captured as `@match` (else the first capture) is the
+    match, other captures become metavariables (`@stream` -> `$STREAM`)."""
+
+    def __init__(self, source: str, language: str):
+        try:
+            self.query = ts.Query(parsing.language(language), source)
+        except Exception as exc:  # tree_sitter.QueryError
+            raise RuleObjectError(f"invalid tree-sitter query: {exc}") from None
+        self.source = source
+
+    def matches_in(self, root: ts.Node, ctx) -> Iterator[tuple[ts.Node, Env]]:
+        for _, caps in ts.QueryCursor(self.query).matches(root):
+            target = caps.get("match") or next(iter(caps.values()), None)
+            if not target:
+                continue
+            env = {name.upper(): make_capture(nodes, ctx.data)
+                   for name, nodes in caps.items() if name != "match"}
+            yield target[0], env
+
+    def match(self, node, env, ctx):
+        for target, caps in self.matches_in(node, ctx):
+            if target.id == node.id:
+                merged = dict(env)
+                merged.update(caps)
+                return merged
+        return None
+
+
+class CheckMatcher(Matcher):
+    def __init__(self, spec: str | CheckSpec):
+        name, args = (spec, {}) if isinstance(spec, str) else (spec.name, dict(spec.args))
+        self.fn = get_predicate(name)
+        self.args = args
+        self.name = name
+
+    def match(self, node, env, ctx):
+        result = self.fn(node, env, ctx, self.args)
+        if result is True:
+            return env
+        if isinstance(result, dict):
+            merged = dict(env)
+            merged.update(result)
+            return merged
+        return None
+
+
+class AllMatcher(Matcher):
+    def __init__(self, parts: list[Matcher]):
+        self.parts = parts
+        kinds = [p.kinds for p in parts if p.kinds is not None]
+        self.kinds = frozenset.intersection(*kinds) if kinds else None
+        self.literals = tuple(x for p in parts for x in p.literals)
+
+    def match(self, node, env, ctx):
+        for part in self.parts:
+            env = part.match(node, env, ctx)
+            if env is None:
+                return None
+        return env
+
+
+class AnyMatcher(Matcher):
+    def __init__(self, parts: list[Matcher]):
+        self.parts = parts
+        kinds = [p.kinds for p in parts]
+        self.kinds = None if any(k is None for k in kinds) else frozenset().union(*kinds)
+
+    def match(self, node, env, ctx):
+        for part in self.parts:
+            out = part.match(node, env, ctx)
+            if out is not None:
+                return out
+        return None
+
+
+class NotMatcher(Matcher):
+    def __init__(self, inner: Matcher):
+        self.inner = inner
+
+    def match(self, node, env, ctx):
+        return env if self.inner.match(node, env, ctx) is None else None
+
+
+class _Relational(Matcher):
+    def __init__(self, inner: Matcher, stop: str | Matcher):
+        self.inner = inner
+        self.stop = stop
+
+    def candidates(self, node: ts.Node) -> Iterator[ts.Node]:
+        raise NotImplementedError
+
+    def match(self, node, env, ctx):
+        for cand in self.candidates(node):
+            out = self.inner.match(cand, env, ctx)
+            if out is not None:
+                return out
+            if isinstance(self.stop, Matcher) and self.stop.match(cand, env, ctx) is not None:
+                return None
+        return None
+
+
+class InsideMatcher(_Relational):
+    def candidates(self, node):
+        parent = node.parent
+        while parent is not None:
+            yield parent
+            if self.stop == "neighbor":
+                return
+            parent = parent.parent
+
+
+class HasMatcher(_Relational):
+    def candidates(self, node):
+        if self.stop == "neighbor":
+            yield from (c for c in node.named_children)
+            return
+        stack = list(reversed(node.named_children))
+        while stack:
+            cur = stack.pop()
+            yield cur
+            stack.extend(reversed(cur.named_children))
+
+    def match(self, node, env, ctx):
+        if not isinstance(self.stop, Matcher):
+            return super().match(node, env, ctx)
+        # With a stop rule, do not descend below a node the stop rule matches.
+        stack = list(reversed(node.named_children))
+        while stack:
+            cur = stack.pop()
+            out = self.inner.match(cur, env, ctx)
+            if out is not None:
+                return out
+            if self.stop.match(cur, env, ctx) is None:
+                stack.extend(reversed(cur.named_children))
+        return None
+
+
+class FollowsMatcher(_Relational):
+    def candidates(self, node):
+        sib = node.prev_named_sibling
+        while sib is not None:
+            if sib.type != "comment":
+                yield sib
+                if self.stop == "neighbor":
+                    return
+            sib = sib.prev_named_sibling
+
+
+class PrecedesMatcher(_Relational):
+    def candidates(self, node):
+        sib = node.next_named_sibling
+        while sib is not None:
+            if sib.type != "comment":
+                yield sib
+                if self.stop == "neighbor":
+                    return
+            sib = sib.next_named_sibling
+
+
+_RELATIONS: dict[str, type[_Relational]] = {
+    "inside": InsideMatcher,
+    "has": HasMatcher,
+    "follows": FollowsMatcher,
+    "precedes": PrecedesMatcher,
+}
+
+
+def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str = "rule") -> Matcher:
+    parts: list[Matcher] = []
+    try:
+        if rule.pattern is not None:
+            if isinstance(rule.pattern, PatternSpec):
+                pat = Pattern(rule.pattern.context, language, context=rule.pattern.context,
+                              selector=rule.pattern.selector)
+            else:
+                pat = Pattern(rule.pattern, language)
+            parts.append(PatternMatcher(pat))
+    except PatternError as exc:
+        raise RuleObjectError(f"field `{where}.pattern`: {exc}") from None
+    if rule.kind is not None:
+        if not _is_known_kind(rule.kind, language):
+            raise RuleObjectError(f"field `{where}.kind`: {rule.kind!r} is not a node kind of the {language} grammar")
+        parts.append(KindMatcher(rule.kind))
+    if rule.regex is not None:
+        parts.append(RegexMatcher(rule.regex))
+    if rule.query is not None:
+        parts.append(QueryMatcher(rule.query, language))
+    if rule.check is not None:
+        try:
+            parts.append(CheckMatcher(rule.check))
+        except KeyError as exc:
+            raise RuleObjectError(f"field `{where}.check`: {exc.args[0]}") from None
+    for key, cls in _RELATIONS.items():
+        rel: Relation | None = getattr(rule, key)
+        if rel is None:
+            continue
+        inner = compile_rule_object(rel, language, where=f"{where}.{key}")
+        stop = rel.stopBy
+        if isinstance(stop, MatchRule):
+            stop = compile_rule_object(stop, language, where=f"{where}.{key}.stopBy")
+        parts.append(cls(inner, stop))
+    if rule.all is not None:
+        parts.append(AllMatcher([compile_rule_object(r, language, where=f"{where}.all[{i}]")
+                                 for i, r in enumerate(rule.all)]))
+    if rule.any is not None:
+        parts.append(AnyMatcher([compile_rule_object(r, language, where=f"{where}.any[{i}]")
+                                 for i, r in enumerate(rule.any)]))
+    if rule.not_ is not None:
+        parts.append(NotMatcher(compile_rule_object(rule.not_, language, where=f"{where}.not")))
+    if not parts:
+        raise RuleObjectError(f"field `{where}`: empty rule object (needs pattern, kind, regex, query, "
+                              "check, a relation or a composite)")
+    return parts[0] if len(parts) == 1 else AllMatcher(parts)
+
+
+def _is_known_kind(kind: str, language: str) -> bool:
+    lang = parsing.language(language)
+    return lang.id_for_node_kind(kind, True) is not None or lang.id_for_node_kind(kind, False) is not None
+
+
+def root_query_matcher(m: Matcher) -> QueryMatcher | None:
+    """The query that drives a rule whose top level is a raw query (possibly inside `all`)."""
+    if isinstance(m, QueryMatcher):
+        return m
+    if isinstance(m, AllMatcher):
+        for part in m.parts:
+            if isinstance(part, QueryMatcher):
+                return part
+    return None
+
+
+PredicateFn = Callable[[ts.Node, Env, "FileContext", dict], "bool | Env"]

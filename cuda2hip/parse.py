@@ -1,0 +1,77 @@
+"""tree-sitter parsing: one cached parser per grammar, and parse-error accounting.
+
+tree-sitter-cuda is a superset of tree-sitter-cpp that understands `__global__`, `<<<...>>>`
+launches and CUDA qualifiers. Real CUDA code often contains regions tree-sitter recovers from
+(macro-decorated declarations, `#if` branches that split braces): error recovery is normal, so
+the pipeline compares error counts before and after a fix instead of demanding a clean tree.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+import tree_sitter as ts
+
+# Grammar loaders by language id; other frontends register theirs (see `register_grammar`).
+_GRAMMARS: dict[str, Callable[[], object]] = {}
+
+
+def _cuda_grammar():
+    import tree_sitter_cuda
+
+    return tree_sitter_cuda.language()
+
+
+_GRAMMARS["cuda"] = _cuda_grammar
+
+
+def register_grammar(name: str, loader: Callable[[], object]) -> None:
+    _GRAMMARS[name] = loader
+
+
+@lru_cache(maxsize=None)
+def language(name: str) -> ts.Language:
+    try:
+        loader = _GRAMMARS[name]
+    except KeyError:
+        raise KeyError(f"no tree-sitter grammar registered for language {name!r}") from None
+    return ts.Language(loader())
+
+
+@lru_cache(maxsize=None)
+def parser(name: str) -> ts.Parser:
+    return ts.Parser(language(name))
+
+
+def parse(name: str, data: bytes) -> ts.Tree:
+    return parser(name).parse(data)
+
+
+@lru_cache(maxsize=None)
+def _error_query(name: str) -> ts.Query:
+    return ts.Query(language(name), "(ERROR) @e")
+
+
+def error_nodes(tree: ts.Tree, name: str) -> list[ts.Node]:
+    """ERROR and MISSING nodes of a tree, in document order."""
+    root = tree.root_node
+    if not root.has_error:
+        return []
+    found: list[ts.Node] = list(ts.QueryCursor(_error_query(name)).captures(root).get("e", []))
+    # MISSING nodes are zero-width tokens tree-sitter invented; queries cannot match them, so
+    # walk the subtrees flagged as containing errors to find them.
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            found.append(node)
+            continue
+        if node.has_error:
+            stack.extend(node.children)
+    found.sort(key=lambda n: (n.start_byte, n.end_byte))
+    return found
+
+
+def error_count(tree: ts.Tree, name: str) -> int:
+    return len(error_nodes(tree, name))

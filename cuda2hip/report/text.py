@@ -1,0 +1,94 @@
+"""`--format text`: each finding with a code frame, then a summary."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import click
+
+from ..source import SourceError, SourceText
+from .summary import summarize, visible
+
+SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "hint": "blue"}
+CONTEXT_LINES = 1
+
+
+def _style(text: str, ctx, **kw) -> str:
+    return click.style(text, **kw) if ctx.color else text
+
+
+def _frame(src: SourceText | None, f, ctx) -> list[str]:
+    if src is None:
+        return []
+    out = []
+    first = max(1, f.line - CONTEXT_LINES)
+    last = min(len(src.line_starts), f.end_line + CONTEXT_LINES, f.line + 6)
+    width = len(str(last))
+    for n in range(first, last + 1):
+        text = src.line_text(n).expandtabs(4) if "\t" in src.line_text(n) else src.line_text(n)
+        gutter = _style(f"{n:>{width}} |", ctx, fg="blue")
+        out.append(f"  {gutter} {text}")
+        if n == f.line:
+            start = f.column - 1
+            end = f.end_column - 1 if f.end_line == f.line else len(text)
+            marker = " " * start + "^" * max(1, end - start)
+            out.append(f"  {' ' * width} {_style('|', ctx, fg='blue')} "
+                       f"{_style(marker, ctx, fg=SEVERITY_COLORS[f.severity.label], bold=True)}")
+    return out
+
+
+def render(run, ctx) -> str:
+    lines: list[str] = []
+    by_file = defaultdict(list)
+    for f in visible(run.findings, ctx.show_suppressed):
+        by_file[f.path].append(f)
+    for path in sorted(by_file):
+        try:
+            src = SourceText.read(path)
+        except SourceError:
+            src = None
+        for f in sorted(by_file[path], key=lambda f: (f.line, f.column)):
+            sev = _style(f.severity.label, ctx, fg=SEVERITY_COLORS[f.severity.label], bold=True)
+            head = f"{_style(f'{f.path}:{f.line}:{f.column}', ctx, bold=True)}: {_style(f.code, ctx, fg='red', bold=True)} {sev}: {f.message}"
+            if f.suppressed:
+                head += " (suppressed)"
+            lines.append(head)
+            lines.extend(_frame(src, f, ctx))
+            if ctx.show_fixes and f.fix is not None:
+                label = {"safe": "fix", "unsafe": "unsafe fix", "display-only": "suggestion"}[f.fix.applicability.value]
+                desc = f.fix.description or "available"
+                lines.append(f"  {_style('=', ctx, fg='green')} {label}: {desc}")
+            lines.append("")
+    for e in run.errors:
+        lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {e.path}: {e.reason}")
+    summary = summarize(run, ctx.settings.fail_on)
+    lines.append(summary_line(summary, run.mode.value))
+    return "\n".join(lines) + "\n"
+
+
+def summary_line(s: dict, mode: str) -> str:
+    parts = []
+    if mode != "check":
+        parts.append(f"Fixed {s['fixed']} finding{'s' if s['fixed'] != 1 else ''} in "
+                     f"{s['files_changed']} file{'s' if s['files_changed'] != 1 else ''}.")
+    n = s["findings"]
+    if n == 0:
+        parts.append(f"No findings in {s['files_scanned']} file{'s' if s['files_scanned'] != 1 else ''}."
+                     if mode == "check" else "Nothing remains.")
+    else:
+        sev = ", ".join(f"{v} {k}" for k, v in s["by_severity"].items() if v)
+        what = "remain" if mode != "check" else "found"
+        parts.append(f"{n} finding{'s' if n != 1 else ''} {what} ({sev}) in "
+                     f"{s['files_with_findings']} of {s['files_scanned']} files.")
+        hints = []
+        if s["fixable"]["safe"] and mode == "check":
+            hints.append(f"{s['fixable']['safe']} fixable with `cuda2hip fix`")
+        if s["fixable"]["unsafe"]:
+            hints.append(f"{s['fixable']['unsafe']} more with `--unsafe-fixes`")
+        if hints:
+            parts.append("; ".join(hints) + ".")
+    if s["suppressed"]:
+        parts.append(f"{s['suppressed']} suppressed.")
+    if s["errors"]:
+        parts.append(f"{len(s['errors'])} file error{'s' if len(s['errors']) != 1 else ''}.")
+    return " ".join(parts)

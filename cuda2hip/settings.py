@@ -1,0 +1,54 @@
+"""Resolved settings of one run: configuration file merged with command-line options.
+
+Plain data (picklable), so worker processes can rebuild the same engine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
+    "cuda": (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl"),
+}
+
+
+@dataclass
+class Settings:
+    root: Path = field(default_factory=Path.cwd)  # project root (config location or cwd)
+    config_path: Path | None = None
+    select: tuple[str, ...] | None = None  # None: the rules enabled by default
+    extend_select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    exclude: tuple[str, ...] = ()
+    extend_exclude: tuple[str, ...] = ()
+    respect_gitignore: bool = True
+    force_exclude: bool = False  # apply excludes to paths named on the command line too
+    rule_dirs: tuple[Path, ...] = ()
+    include_builtin_rules: bool = True
+    rule_options: dict[str, dict] = field(default_factory=dict)  # code or id -> options
+    file_types: dict[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_FILE_TYPES))
+    unsafe_fixes: bool = False
+    fail_on: str = "warning"
+    show_suppressed: bool = False
+    jobs: int | None = None
+    use_cache: bool = True
+    # migration target
+    target_rocm: str | None = None
+    experimental: bool = False
+    library_profile: str = "hip"  # hip (hipBLAS, ...) or roc (rocBLAS, ...)
+    kernel_launch: str = "keep"  # keep <<<...>>> or convert to hipLaunchKernelGGL ("hip")
+    extra: dict = field(default_factory=dict)  # settings of frontends / rule families
+
+    def language_for(self, path: Path) -> str | None:
+        name = path.name
+        suffix = path.suffix.lower()
+        for lang, patterns in self.file_types.items():
+            for pat in patterns:
+                if pat.startswith("."):
+                    if suffix == pat:
+                        return lang
+                elif name == pat:
+                    return lang
+        return None

@@ -1,0 +1,153 @@
+"""Source model: the original bytes of a file, its encoding and newline style, and
+byte <-> line/column mapping.
+
+All analysis works on UTF-8 bytes (tree-sitter's native input); the BOM, if any, is stripped
+on read and restored on write, and line endings are never normalised, so an untouched region of
+a file is written back byte for byte.
+"""
+
+from __future__ import annotations
+
+import bisect
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+UTF8_BOM = b"\xef\xbb\xbf"
+# Sniff this many leading bytes for NUL to recognise binary files (as git and grep do).
+BINARY_SNIFF_BYTES = 8192
+
+
+class SourceError(Exception):
+    """Input that cannot be treated as source text (binary, undecodable, unreadable, missing)."""
+
+    def __init__(self, path: str | os.PathLike, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path = str(path)
+        self.reason = reason
+
+
+def detect_newline(data: bytes) -> str:
+    """The file's dominant newline style; '\\n' for files without line breaks."""
+    crlf = data.count(b"\r\n")
+    lf = data.count(b"\n") - crlf
+    cr = data.count(b"\r") - crlf
+    if crlf >= lf and crlf >= cr and crlf > 0:
+        return "\r\n"
+    if cr > lf:
+        return "\r"
+    return "\n"
+
+
+def decode_source(raw: bytes, path: str | os.PathLike = "<input>") -> tuple[bytes, bool]:
+    """Validate `raw` as text; return (utf-8 bytes without BOM, had_bom). Raises SourceError."""
+    if b"\x00" in raw[:BINARY_SNIFF_BYTES]:
+        raise SourceError(path, "binary file (contains NUL bytes); left untouched")
+    bom = raw.startswith(UTF8_BOM)
+    data = raw[len(UTF8_BOM):] if bom else raw
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise SourceError(
+            path,
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start + (3 if bom else 0)}, "
+            f"line {line}); left untouched",
+        ) from None
+    return data, bom
+
+
+@dataclass
+class SourceText:
+    """Text of one file as UTF-8 bytes plus what is needed to write it back unchanged."""
+
+    path: str
+    data: bytes
+    bom: bool = False
+    newline: str = "\n"
+    _line_starts: list[int] | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def from_bytes(cls, raw: bytes, path: str | os.PathLike = "<input>") -> "SourceText":
+        data, bom = decode_source(raw, path)
+        return cls(path=str(path), data=data, bom=bom, newline=detect_newline(data))
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> "SourceText":
+        p = Path(path)
+        try:
+            raw = p.read_bytes()
+        except FileNotFoundError:
+            raise SourceError(path, "no such file") from None
+        except IsADirectoryError:
+            raise SourceError(path, "is a directory") from None
+        except PermissionError:
+            raise SourceError(path, "permission denied (unreadable)") from None
+        except OSError as exc:
+            raise SourceError(path, f"cannot read: {exc.strerror or exc}") from None
+        return cls.from_bytes(raw, path)
+
+    def with_data(self, data: bytes) -> "SourceText":
+        """The same file (path, BOM, newline style) holding other content."""
+        return SourceText(path=self.path, data=data, bom=self.bom, newline=self.newline)
+
+    def to_bytes(self) -> bytes:
+        return (UTF8_BOM if self.bom else b"") + self.data
+
+    @property
+    def text(self) -> str:
+        return self.data.decode("utf-8")
+
+    # -- positions -------------------------------------------------------------------------
+    @property
+    def line_starts(self) -> list[int]:
+        if self._line_starts is None:
+            # '\n' ends a line for LF and CRLF files; '\r' for old Mac-style files.
+            terminator = b"\r" if self.newline == "\r" else b"\n"
+            self._line_starts = [0] + [i + 1 for i in _positions(self.data, terminator)]
+        return self._line_starts
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """1-based (line, column) of a byte offset; the column counts Unicode code points."""
+        starts = self.line_starts
+        idx = bisect.bisect_right(starts, offset) - 1
+        start = starts[idx]
+        segment = self.data[start:offset]
+        col = len(segment.decode("utf-8", errors="replace")) if not segment.isascii() else len(segment)
+        return idx + 1, col + 1
+
+    def line_text(self, line: int) -> str:
+        """The text of a 1-based line without its line break."""
+        starts = self.line_starts
+        if line < 1 or line > len(starts):
+            return ""
+        start = starts[line - 1]
+        end = starts[line] if line < len(starts) else len(self.data)
+        return self.data[start:end].decode("utf-8", errors="replace").rstrip("\r\n")
+
+    def line_start(self, offset: int) -> int:
+        """Byte offset of the start of the line that holds `offset`."""
+        starts = self.line_starts
+        return starts[bisect.bisect_right(starts, offset) - 1]
+
+    def line_end(self, offset: int) -> int:
+        """Byte offset just past the line break of the line that holds `offset`."""
+        starts = self.line_starts
+        idx = bisect.bisect_right(starts, offset)
+        return starts[idx] if idx < len(starts) else len(self.data)
+
+    def indentation_at(self, offset: int) -> str:
+        """Leading whitespace of the line that holds `offset`."""
+        start = self.line_start(offset)
+        end = start
+        data = self.data
+        while end < len(data) and data[end] in b" \t":
+            end += 1
+        return data[start:end].decode("ascii")
+
+
+def _positions(data: bytes, needle: bytes):
+    i = data.find(needle)
+    while i != -1:
+        yield i
+        i = data.find(needle, i + 1)

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Generate cuda2hip's CUDA -> HIP name tables (rules/api/data/*.json) from HIPIFY's
+documentation tables (../shared/reference/hipify-api-tables by default).
+
+Each input row `|cuda|A|D|C|R|hip|A|D|C|R|E|` (and, in the *_and_ROC / *_MIOPEN variants, a second
+target block) becomes one compact row of the output, keyed by the CUDA name; an empty HIP column
+is kept as null ("no HIP equivalent"), so every row of the tables is accounted for.
+
+Usage: python tools/generate_rule_data.py [--tables DIR] [--out DIR] [--check]
+  --check   exit 1 if the committed data differs from what the tables give (used by the tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_TABLES = ROOT.parent / "shared" / "reference" / "hipify-api-tables"
+DEFAULT_OUT = ROOT / "rules" / "api" / "data"
+
+# output file -> (library id, HIP table, table with the roc*/MIOpen block or None)
+LIBRARIES = {
+    "runtime": ("CUDA_Runtime_API_functions_supported_by_HIP.md", None),
+    "driver": ("CUDA_Driver_API_functions_supported_by_HIP.md", None),
+    "device": ("CUDA_Device_API_supported_by_HIP.md", None),
+    "rtc": ("CUDA_RTC_API_supported_by_HIP.md", None),
+    "complex": ("cuComplex_API_supported_by_HIP.md", None),
+    "cublas": ("CUBLAS_API_supported_by_HIP.md", "CUBLAS_API_supported_by_HIP_and_ROC.md"),
+    "curand": ("CURAND_API_supported_by_HIP.md", "CURAND_API_supported_by_HIP_and_ROC.md"),
+    "cufft": ("CUFFT_API_supported_by_HIP.md", None),
+    "cusparse": ("CUSPARSE_API_supported_by_HIP.md", "CUSPARSE_API_supported_by_HIP_and_ROC.md"),
+    "cusolver": ("CUSOLVER_API_supported_by_HIP.md", "CUSOLVER_API_supported_by_HIP_and_ROC.md"),
+    "cudnn": ("CUDNN_API_supported_by_HIP.md", "CUDNN_API_supported_by_HIP_and_MIOPEN.md"),
+    "cub": ("CUB_API_supported_by_HIP.md", None),
+}
+
+COLUMNS = [
+    "hip", "kind", "library", "section",
+    "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
+    "hip_added", "hip_deprecated", "hip_changed", "hip_removed", "experimental",
+    "roc", "note",
+]
+
+SECTION = re.compile(r"^##\s+\*\*\d+\.\s+(.*?)\*\*\s*$")
+NAME = re.compile(r"^`([^`]*)`$")
+
+
+def _cell_name(cell: str) -> str | None:
+    cell = cell.strip()
+    if not cell:
+        return None
+    m = NAME.match(cell)
+    return m.group(1).strip() if m else cell
+
+
+def _kind(name: str, section: str) -> str:
+    """function / define / datatype (types, enumerators and constants share the data-type
+    sections of the tables and cannot be told apart by name alone)."""
+    if "types" in section.lower():
+        return "define" if re.fullmatch(r"_*[A-Z][A-Z0-9_]*", name) else "datatype"
+    return "function"
+
+
+def parse_table(path: Path) -> list[dict]:
+    """Rows of one HIPIFY markdown table, in order, with their section."""
+    rows = []
+    section = ""
+    header: list[str] | None = None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        m = SECTION.match(line)
+        if m:
+            section = m.group(1).strip()
+            header = None
+            continue
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == "**CUDA**":
+            header = [c.strip("*") for c in cells]
+            continue
+        if header is None or not cells or set(cells[0]) <= set(":- "):
+            continue
+        cuda = _cell_name(cells[0])
+        if not cuda:
+            continue
+        rec = {"cuda": cuda, "section": section,
+               "cuda_added": cells[1], "cuda_deprecated": cells[2], "cuda_changed": cells[3],
+               "cuda_removed": cells[4]}
+        target = _cell_name(cells[5])
+        rec["target"] = target
+        rec["target_added"], rec["target_deprecated"], rec["target_changed"], rec["target_removed"] = cells[6:10]
+        rec["target_experimental"] = cells[10] if len(cells) > 10 else ""
+        if len(cells) > 11:  # second target block (ROC / MIOPEN)
+            rec["second"] = _cell_name(cells[11])
+            rec["second_added"] = cells[12] if len(cells) > 12 else ""
+        rows.append(rec)
+    return rows
+
+
+def build_library(lib: str, tables: Path) -> dict:
+    hip_file, roc_file = LIBRARIES[lib]
+    hip_rows = parse_table(tables / hip_file)
+    roc = {}
+    if roc_file:
+        for r in parse_table(tables / roc_file):
+            roc[r["cuda"]] = r.get("second")
+    names: dict[str, list] = {}
+    duplicates = 0
+    for r in hip_rows:
+        row = [
+            r["target"], _kind(r["cuda"], r["section"]), lib, r["section"],
+            r["cuda_added"], r["cuda_deprecated"], r["cuda_changed"], r["cuda_removed"],
+            r["target_added"], r["target_deprecated"], r["target_changed"], r["target_removed"],
+            bool(r["target_experimental"].strip()),
+            roc.get(r["cuda"]), "",
+        ]
+        if r["cuda"] in names:
+            duplicates += 1
+            # The tables list a few names twice (e.g. in a section and its [DEPRECATED] twin);
+            # keep the row that has a HIP target.
+            if names[r["cuda"]][0] is not None:
+                continue
+        names[r["cuda"]] = row
+    return {
+        "source": f"HIPIFY docs/tables/{hip_file}" + (f" + {roc_file}" if roc_file else "")
+                  + " (github.com/ROCm/HIPIFY, MIT); generated by tools/generate_rule_data.py",
+        "rows_in_source": len(hip_rows),
+        "duplicate_rows": duplicates,
+        "columns": COLUMNS,
+        "names": names,
+    }
+
+
+def render(payload: dict) -> str:
+    # One name per line keeps diffs of regenerated data readable.
+    head = {k: v for k, v in payload.items() if k != "names"}
+    lines = ["{"]
+    for k, v in head.items():
+        lines.append(f"  {json.dumps(k)}: {json.dumps(v)},")
+    lines.append('  "names": {')
+    items = list(payload["names"].items())
+    for i, (name, row) in enumerate(items):
+        sep = "," if i < len(items) - 1 else ""
+        lines.append(f"    {json.dumps(name)}: {json.dumps(row, ensure_ascii=False)}{sep}")
+    lines.append("  }")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tables", type=Path, default=DEFAULT_TABLES)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args(argv)
+    if not args.tables.is_dir():
+        print(f"tables not found: {args.tables}", file=sys.stderr)
+        return 2
+    stale = []
+    for lib in LIBRARIES:
+        text = render(build_library(lib, args.tables))
+        out = args.out / f"{lib}.json"
+        if args.check:
+            if not out.is_file() or out.read_text(encoding="utf-8") != text:
+                stale.append(str(out))
+            continue
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text, encoding="utf-8")
+    if stale:
+        print("stale generated data (run tools/generate_rule_data.py):\n  " + "\n  ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
