@@ -26,6 +26,11 @@ class RuleError(Exception):
 
 
 def builtin_rules_dir() -> Path:
+    """The top-level rules/ folder of a source checkout (editable installs, worktrees), else the
+    copy installed inside the package."""
+    checkout = Path(__file__).resolve().parents[2]
+    if (checkout / "rules" / "__init__.py").is_file() and (checkout / "pyproject.toml").is_file():
+        return checkout / "rules"
     from importlib.resources import files
 
     return Path(str(files("cuda2hip.builtin_rules")))

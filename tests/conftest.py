@@ -1,0 +1,71 @@
+"""Shared test helpers: run the CLI in-process or as a real subprocess, and the real compilers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "fixtures"
+SHARED = ROOT.parent / "shared"
+REFERENCE = SHARED / "reference"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(tmp_path_factory, monkeypatch):
+    # Tests never share the user's rule cache (and never leave one behind).
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "cache"))
+
+
+def run_cli(*args, cwd=None, input=None, env=None) -> subprocess.CompletedProcess:
+    """Run `python -m cuda2hip ARGS` as a real process (exit codes, stdout/stderr as users see)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    return subprocess.run([sys.executable, "-m", "cuda2hip", *map(str, args)], cwd=cwd, input=input,
+                          capture_output=True, text=True, env=full_env)
+
+
+@pytest.fixture
+def cli():
+    return run_cli
+
+
+def _hipcc() -> str | None:
+    return shutil.which("hipcc")
+
+
+@pytest.fixture
+def hipcc():
+    """Compile HIP source for an AMD target (syntax and semantics, no GPU needed).
+
+    Debian's hipcc picks the NVIDIA platform when nvcc is on PATH, so HIP_PLATFORM=amd is set.
+    """
+    exe = _hipcc()
+    if exe is None:
+        pytest.skip("hipcc not installed (apt-get install hipcc libamdhip64-dev)")
+
+    def compile_hip(path: Path, *extra: str) -> subprocess.CompletedProcess:
+        env = dict(os.environ, HIP_PLATFORM="amd")
+        return subprocess.run([exe, "-x", "hip", "--offload-arch=gfx90a", "-fsyntax-only", "-w",
+                               *extra, str(path)], capture_output=True, text=True, env=env)
+
+    return compile_hip
+
+
+@pytest.fixture
+def nvcc():
+    """Prove a CUDA fixture is valid CUDA before migrating it."""
+    exe = shutil.which("nvcc")
+    if exe is None:
+        pytest.skip("nvcc not installed")
+
+    def compile_cuda(path: Path, *extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([exe, "-c", "-o", os.devnull, "-x", "cu", *extra, str(path)],
+                              capture_output=True, text=True)
+
+    return compile_cuda
