@@ -14,6 +14,7 @@ import click
 from . import __version__
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 SEVERITIES = ["hint", "info", "warning", "error"]
 CORE_FORMATS = ["text", "concise", "json"]
 
@@ -120,6 +121,28 @@ def _run(paths, settings, mode, engine):
         return run(list(paths) or ["."], settings, mode, engine)
     except RuleCompileError as exc:
         _fail(str(exc))
+    except KeyboardInterrupt:
+        _interrupted()
+
+
+def _run_tree(src, output_dir, rename, settings, engine):
+    from .match.compiled import RuleCompileError
+    from .output_tree import TreeError, migrate_tree
+
+    try:
+        run, summary = migrate_tree(Path(src), output_dir, settings, engine, rename=rename)
+    except (TreeError, RuleCompileError) as exc:
+        _fail(str(exc))
+    except KeyboardInterrupt:
+        _interrupted()
+    click.echo(summary.line(), err=True)
+    return run
+
+
+def _interrupted():
+    click.echo("cuda2hip: interrupted; every file written is complete, the others are untouched",
+               err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _exit_code(run, settings) -> int:
@@ -180,19 +203,30 @@ def check(paths, fmt, output, **opts):
 @click.option("--stdout", "to_stdout", is_flag=True, help="For a single file: print the migrated text; write nothing.")
 @click.option("--format", "fmt", default="text", show_default=True, help="Format of the report of what remains.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to this file.")
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Write a complete migrated copy of the directory SRC here (other files copied as they are); SRC is left untouched.")
+@click.option("--rename", is_flag=True, help="Rename CUDA sources (.cu -> .hip) and update the includes that name them (one directory).")
 @common_options
-def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, **opts):
+def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, output_dir, rename, **opts):
     """Apply fixes to PATHS in place (safe ones; unsafe ones with --unsafe-fixes), then report
-    what remains."""
+    what remains. With --output-dir OUT SRC, write the migrated tree to OUT instead."""
     from .runner import Mode
 
     if fmt not in _formats():
         _fail(f"--format: {fmt!r} is not one of {', '.join(_formats())}")
     if diff and to_stdout:
         _fail("--diff and --stdout exclude each other")
+    if (output_dir is not None or rename) and (diff or to_stdout):
+        _fail("--output-dir and --rename write files; they exclude --diff and --stdout")
+    if (output_dir is not None or rename) and len(paths) != 1:
+        _fail("--output-dir and --rename take exactly one source directory")
     opts["unsafe_fixes"] = unsafe_fixes
     settings = _settings(opts)
     engine = _engine(settings)
+    if output_dir is not None or rename:
+        run = _run_tree(paths[0], output_dir, rename, settings, engine)
+        _emit(fmt, run, settings, engine, output)
+        sys.exit(_exit_code(run, settings))
     if to_stdout:
         if len(paths) != 1 or not Path(paths[0]).is_file():
             _fail("--stdout takes exactly one file")

@@ -1,29 +1,42 @@
-"""Run the pipeline over files: discover -> parse -> match -> fix -> (write) -> results.
+"""Run the pipeline over files: discover -> read -> parse -> match -> fix -> (write) -> results.
 
-Files are independent, so they run in worker processes (each builds the engine once from the
-rule cache); small runs stay in-process, which keeps a pre-commit call fast. Results come back
-in path order whatever the worker timing, so output is deterministic.
+Files are independent, so they run in worker processes (each has the engine: inherited when the
+platform forks, else built once from the rule cache); small runs stay in-process, which keeps a
+pre-commit call fast. Results are placed by file index whatever the worker timing, so output is
+deterministic.
+
+Each file goes through two steps: `analyse` (a pure function of the file's content, path and
+the settings, so its result can be cached) and `finish` (what a run does with it: rewrite in
+place, or hand it to a `Delivery` such as the output tree, which may also rename files and
+update includes). Results of unchanged files come from the result cache without parsing.
+
+Ctrl-C: workers ignore SIGINT; the parent cancels the chunks not started, lets running ones
+finish their (atomic) writes, stores what was done in the cache, and re-raises.
 """
 
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from .discover import SourceFile, discover
 from .findings import FileError, Finding
-from .fix.loop import allowed_applicabilities, fix_source
-from .frontends.registry import frontend
 from .match.engine import FIX_REVERTED, Engine
 from .settings import Settings
-from .source import SourceError, SourceText
+from .source import SourceError, SourceText, read_bytes
 from .writeback import atomic_write
+
+if TYPE_CHECKING:
+    from .result_cache import Entry
 
 # Below this many files, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 16
+# Files per task sent to a worker: big enough to amortise the round trip, small enough that
+# Ctrl-C and the progress bar stay responsive.
+MAX_CHUNK = 16
 
 
 class Mode(str, Enum):
@@ -43,6 +56,7 @@ class FileResult:
     migrated: bytes | None = None
     written: bool = False
     converged: bool = True
+    destination: str | None = None  # where a Delivery wrote the file (output tree, renames)
 
     @property
     def changed(self) -> bool:
@@ -72,68 +86,169 @@ class RunResult:
         return sum(1 for r in self.files if r.changed)
 
 
+class Delivery(Protocol):
+    """Where the results of a fix run go, instead of rewriting each file in place
+    (see output_tree.TreePlan). Must be picklable: workers get a copy."""
+
+    def transform(self, item: SourceFile, data: bytes) -> bytes:
+        """Last edits that depend on the whole tree (e.g. includes of renamed files)."""
+
+    def deliver(self, item: SourceFile, raw: bytes, final: bytes | None) -> tuple[str | None, str | None]:
+        """Write the file (`final`: its new content; None: a file refused as bad input).
+        Returns (where it was written or None, error reason or None)."""
+
+
 _ENGINE: Engine | None = None
+_WORKER: dict = {}
 
 
-def _init_worker(settings: Settings) -> None:
+def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None) -> None:
+    import signal
+
+    # The parent decides what an interrupt stops; a worker always finishes its current file.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     global _ENGINE
-    _ENGINE = Engine(settings)
+    if _ENGINE is None or _ENGINE.settings != settings:  # a forked worker inherits the engine
+        _ENGINE = Engine(settings)
+    _WORKER.update(settings=settings, mode=mode, plan=plan)
 
 
-def process_file(item: SourceFile, mode: Mode, settings: Settings, engine: Engine | None = None,
-                 destination: Path | None = None) -> FileResult:
-    engine = engine or _ENGINE
+def _cache_kind(mode: Mode, settings: Settings) -> str:
+    return "check" if mode is Mode.CHECK else ("fix-unsafe" if settings.unsafe_fixes else "fix")
+
+
+def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings, engine: Engine) -> "Entry":
+    """Findings (and, in fix modes, the fixed text) of one file's content."""
+    from .fix.loop import allowed_applicabilities, fix_source
+    from .frontends.registry import frontend
+    from .result_cache import Entry
+
     path = str(item.path)
-    result = FileResult(path=path, language=item.language)
-    try:
-        source = SourceText.read(item.path)
-    except SourceError as exc:
-        result.error = FileError(path, exc.reason)
-        return result
     fe = frontend(item.language)
     rules = engine.ruleset_for(path, item.language)
+    first = fe.lint(source, rules, settings)
+    if first.unparseable:
+        return Entry([], error=first.unparseable)
     if mode is Mode.CHECK:
-        result.findings = fe.lint(source, rules, settings).findings
-        return result
+        return Entry(first.findings)
     outcome = fix_source(
         source,
-        lambda s: fe.lint(s, rules, settings),
+        lambda s: first if s is source else fe.lint(s, rules, settings),
         fe.parse_errors,
         allowed_applicabilities(settings.unsafe_fixes),
     )
-    result.findings = outcome.remaining
-    result.converged = outcome.converged
+    findings = outcome.remaining
     for f in outcome.fixed:
         f.fixed = True
-    result.fixed = outcome.fixed
     reverted = rules.diagnostic(FIX_REVERTED)
     if reverted is not None:
         for rej in outcome.rejected:
             f = rej.finding
-            result.findings.append(Finding(
+            findings.append(Finding(
                 code=reverted.code, rule_id=reverted.id, severity=reverted.severity, path=path,
                 start=f.start, end=f.end, line=f.line, column=f.column, end_line=f.end_line,
                 end_column=f.end_column, effort=reverted.effort,
                 message=reverted.message(CODE=f.code, REASON=rej.reason)))
     if not outcome.converged:
-        result.error = FileError(path, f"fixes did not settle after {outcome.passes} passes; "
-                                       "file left untouched")
+        return Entry(findings, outcome.fixed, None, f"fixes did not settle after {outcome.passes} "
+                                                    "passes; file left untouched", converged=False)
+    migrated = outcome.source.to_bytes() if outcome.changed else None
+    return Entry(findings, outcome.fixed, migrated)
+
+
+def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Delivery | None) -> FileResult:
+    """Turn an analysis into the file's result, writing what the run writes."""
+    path = str(item.path)
+    result = FileResult(path=path, language=item.language, findings=list(entry.findings),
+                        fixed=list(entry.fixed), converged=entry.converged)
+    if entry.error is not None:
+        result.error = FileError(path, entry.error)
+        if mode is Mode.FIX and plan is not None:
+            _deliver(result, plan, item, raw, None)
         return result
-    if outcome.changed:
-        result.original = source.to_bytes()
-        result.migrated = outcome.source.to_bytes()
-        if mode is Mode.FIX:
+    if mode is Mode.CHECK:
+        return result
+    final = entry.migrated if entry.migrated is not None else raw
+    if plan is not None:
+        final = plan.transform(item, final)
+    if final != raw:
+        result.original = raw
+        result.migrated = final
+    if mode is Mode.FIX:
+        if plan is not None:
+            _deliver(result, plan, item, raw, final)
+        elif result.changed:
+            # A symlink reached inside the tree is written through, never replaced by a file.
+            target = os.path.realpath(item.path) if item.path.is_symlink() else item.path
             try:
-                atomic_write(destination or item.path, result.migrated)
+                atomic_write(target, final)
                 result.written = True
             except OSError as exc:
                 result.error = FileError(path, f"cannot write: {exc.strerror or exc}")
     return result
 
 
-def _worker(args) -> FileResult:
-    item, mode, settings = args
-    return process_file(item, mode, settings)
+def _deliver(result: FileResult, plan: Delivery, item: SourceFile, raw: bytes, final: bytes | None) -> None:
+    destination, error = plan.deliver(item, raw, final)
+    result.destination = destination
+    result.written = destination is not None
+    if error is not None and result.error is None:
+        result.error = FileError(result.path, error)
+
+
+def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine,
+                plan: Delivery | None = None) -> tuple[FileResult, bytes | None, "Entry | None"]:
+    """(result, content digest, cacheable analysis) of one file."""
+    from .result_cache import content_digest
+
+    path = str(item.path)
+    try:
+        raw = read_bytes(item.path)
+    except SourceError as exc:
+        return FileResult(path=path, language=item.language, error=FileError(path, exc.reason)), None, None
+    try:
+        source = SourceText.from_bytes(raw, path)
+    except SourceError as exc:  # binary or undecodable: reported, never rewritten
+        result = FileResult(path=path, language=item.language, error=FileError(path, exc.reason))
+        if mode is Mode.FIX and plan is not None:
+            _deliver(result, plan, item, raw, None)
+        return result, None, None
+    try:
+        entry = analyse(source, item, mode, settings, engine)
+    except Exception as exc:  # an engine bug must not cost the results of every other file
+        error = FileError(path, f"internal error while analysing the file ({type(exc).__name__}: {exc}); "
+                                "left untouched; please report it")
+        return FileResult(path=path, language=item.language, error=error), None, None
+    return finish(item, raw, entry, mode, plan), content_digest(raw), entry
+
+
+def process_file(item: SourceFile, mode: Mode, settings: Settings, engine: Engine | None = None,
+                 destination: Path | None = None) -> FileResult:
+    """One file, in this process (no cache). `destination`: write the fixed file there instead."""
+    plan = _SingleDestination(Path(destination)) if destination is not None else None
+    return process_one(item, mode, settings, engine or _ENGINE, plan)[0]
+
+
+@dataclass
+class _SingleDestination:
+    path: Path
+
+    def transform(self, item: SourceFile, data: bytes) -> bytes:
+        return data
+
+    def deliver(self, item, raw, final):
+        if final is None or final == raw:
+            return None, None
+        try:
+            atomic_write(self.path, final)
+        except OSError as exc:
+            return None, f"cannot write: {exc.strerror or exc}"
+        return str(self.path), None
+
+
+def _work(chunk: list[tuple[int, SourceFile]]):
+    settings, mode, plan = _WORKER["settings"], _WORKER["mode"], _WORKER["plan"]
+    return [(index, *process_one(item, mode, settings, _ENGINE, plan)) for index, item in chunk]
 
 
 def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None = None) -> RunResult:
@@ -146,10 +261,83 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
     return RunResult(results, errors, mode)
 
 
-def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: Engine) -> list[FileResult]:
+def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: Engine,
+              plan: Delivery | None = None) -> list[FileResult]:
+    """Results of `files`, in their order: cached ones first, the rest computed."""
+    from .result_cache import ResultCache, content_digest
+
+    results: list[FileResult | None] = [None] * len(files)
+    cache = ResultCache.open(settings, _cache_kind(mode, settings))
+    try:
+        pending: list[int] = []
+        for index, item in enumerate(files):
+            hit = None
+            if cache is not None:
+                try:
+                    raw = read_bytes(item.path)
+                except SourceError:
+                    raw = None  # reported when processed
+                if raw is not None:
+                    entry = cache.get(cache.key(str(item.path), content_digest(raw)))
+                    if entry is not None:
+                        hit = finish(item, raw, entry, mode, plan)
+            if hit is None:
+                pending.append(index)
+            else:
+                results[index] = hit
+
+        def collect(index: int, result: FileResult, digest: bytes | None, entry: "Entry | None") -> None:
+            results[index] = result
+            if cache is not None and entry is not None and digest is not None:
+                cache.put(cache.key(result.path, digest), entry)
+
+        _compute(files, pending, settings, mode, engine, plan, collect)
+    finally:
+        if cache is not None:
+            cache.close()
+    return results  # type: ignore[return-value]
+
+
+def _compute(files, pending, settings, mode, engine, plan, collect) -> None:
+    from .progress import progress
+
+    if not pending:
+        return
     jobs = settings.jobs or os.cpu_count() or 1
-    if jobs <= 1 or len(files) < PARALLEL_THRESHOLD:
-        return [process_file(f, mode, settings, engine) for f in files]
-    chunk = max(1, len(files) // (jobs * 8))
-    with ProcessPoolExecutor(max_workers=jobs, initializer=_init_worker, initargs=(settings,)) as pool:
-        return list(pool.map(_worker, [(f, mode, settings) for f in files], chunksize=chunk))
+    with progress(len(pending), "fixing" if mode is Mode.FIX else "checking") as bar:
+        if jobs <= 1 or len(pending) < PARALLEL_THRESHOLD:
+            for index in pending:
+                collect(index, *process_one(files[index], mode, settings, engine, plan))
+                bar.advance()
+            return
+        _compute_parallel(files, pending, settings, mode, engine, plan, collect, bar, jobs)
+
+
+def _compute_parallel(files, pending, settings, mode, engine, plan, collect, bar, jobs) -> None:
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+    global _ENGINE
+    size = max(1, min(MAX_CHUNK, len(pending) // (jobs * 4)))
+    chunks = [[(i, files[i]) for i in pending[k:k + size]] for k in range(0, len(pending), size)]
+    _ENGINE = engine  # what forked workers inherit
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_init_worker,
+                               initargs=(settings, mode, plan))
+    try:
+        running = {pool.submit(_work, chunk) for chunk in chunks}
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for fut in done:
+                rows = fut.result()
+                for row in rows:
+                    collect(*row)
+                bar.advance(len(rows))
+    except BaseException:
+        # Ctrl-C (or a failure): start nothing new; running chunks finish their atomic writes
+        # and are still counted (and cached).
+        pool.shutdown(wait=True, cancel_futures=True)
+        for fut in running:
+            if fut.done() and not fut.cancelled() and fut.exception() is None:
+                for row in fut.result():
+                    collect(*row)
+        raise
+    pool.shutdown(wait=True)

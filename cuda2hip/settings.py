@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
-    "cuda": (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl"),
+    # .hip: migrated sources (`fix --rename`) are still checked for CUDA leftovers
+    "cuda": (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"),
 }
 
 

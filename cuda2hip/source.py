@@ -74,18 +74,7 @@ class SourceText:
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> "SourceText":
-        p = Path(path)
-        try:
-            raw = p.read_bytes()
-        except FileNotFoundError:
-            raise SourceError(path, "no such file") from None
-        except IsADirectoryError:
-            raise SourceError(path, "is a directory") from None
-        except PermissionError:
-            raise SourceError(path, "permission denied (unreadable)") from None
-        except OSError as exc:
-            raise SourceError(path, f"cannot read: {exc.strerror or exc}") from None
-        return cls.from_bytes(raw, path)
+        return cls.from_bytes(read_bytes(path), path)
 
     def with_data(self, data: bytes) -> "SourceText":
         """The same file (path, BOM, newline style) holding other content."""
@@ -144,6 +133,20 @@ class SourceText:
         while end < len(data) and data[end] in b" \t":
             end += 1
         return data[start:end].decode("ascii")
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """The raw bytes of a file; SourceError (with a reason for the report) when it cannot be read."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise SourceError(path, "no such file (removed after discovery)") from None
+    except IsADirectoryError:
+        raise SourceError(path, "is a directory") from None
+    except PermissionError:
+        raise SourceError(path, "permission denied (unreadable)") from None
+    except OSError as exc:
+        raise SourceError(path, f"cannot read: {exc.strerror or exc}") from None
 
 
 def _positions(data: bytes, needle: bytes):

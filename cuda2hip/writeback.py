@@ -1,18 +1,24 @@
-"""Atomic file writes: a temporary file in the same directory, fsync, then rename over the target.
+"""Atomic file writes: a temporary file in the same directory, then rename over the target.
 
-An interrupted run leaves either the old file or the new one, never a half-written one; the
-file's permission bits are kept.
+An interrupted run (Ctrl-C, a killed process) leaves either the old file or the new one, never a
+half-written one, and no temporary file; the file's permission bits are kept. `durable` adds an
+fsync before the rename, so that a crash of the machine cannot leave an empty file either: used
+for files rewritten in place (the user's only copy), not for a regenerable output tree.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 from pathlib import Path
 
+TEMP_SUFFIX = ".cuda2hip-tmp"
 
-def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = None) -> None:
+
+def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = None,
+                 durable: bool = True) -> None:
     target = Path(path)
     if mode is None:
         try:
@@ -20,21 +26,53 @@ def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = 
         except FileNotFoundError:
             mode = 0o644 & ~_umask()
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".cuda2hip-tmp")
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         # KeyboardInterrupt included: never leave the temporary file behind.
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        _discard(tmp)
         raise
+
+
+def atomic_copy(source: str | os.PathLike, target: str | os.PathLike) -> None:
+    """Copy a file (content, permission bits, times) the same all-or-nothing way."""
+    target = Path(target)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMP_SUFFIX)
+    os.close(fd)
+    try:
+        shutil.copyfile(source, tmp, follow_symlinks=False)
+        shutil.copystat(source, tmp, follow_symlinks=False)
+        os.replace(tmp, target)
+    except BaseException:
+        _discard(tmp)
+        raise
+
+
+def atomic_symlink(link_text: str, target: str | os.PathLike) -> None:
+    """Create (or replace) the symlink `target` -> `link_text`; the link is never followed."""
+    target = Path(target)
+    tmp = target.parent / f".{target.name}.{os.getpid()}{TEMP_SUFFIX}"
+    _discard(str(tmp))
+    os.symlink(link_text, tmp)
+    try:
+        os.replace(tmp, target)
+    except BaseException:
+        _discard(str(tmp))
+        raise
+
+
+def _discard(tmp: str) -> None:
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
 
 
 def _umask() -> int:

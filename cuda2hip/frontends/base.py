@@ -17,6 +17,9 @@ class LintResult:
     findings: list[Finding]
     parse_errors: int = 0
     error_lines: list[int] = field(default_factory=list)
+    # Set when the text is not this language at all (e.g. Markdown named .h): the runner
+    # refuses such a file instead of "fixing" it.
+    unparseable: str | None = None
 
 
 class Frontend:

@@ -23,6 +23,7 @@ from ..suppress import parse_directives
 from .base import Frontend, LintResult
 
 LANGUAGE = "cuda"
+_WORDS = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 MACRO_PARENTS = frozenset({"preproc_def", "preproc_function_def"})
 # Identifier tokens of a macro body; string/char literals and comments are skipped whole.
 _MACRO_TOKENS = re.compile(
@@ -53,11 +54,34 @@ def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False) 
     for node in caps.get("node", ()):
         for rule in get(node.type, ()):
             rule.visit(node, ctx)
+    if rules.text_index:
+        _visit_by_text(ctx, rules.text_index)
     for rule in rules.whole_file_rules:
         rule.run_file(ctx)
     ctx.cache["_macros"] = [m for m in caps.get("macro", []) if m.parent is not None
                             and m.parent.type in MACRO_PARENTS]
     return caps.get("comment", [])
+
+
+def _visit_by_text(ctx: FileContext, index: dict) -> None:
+    """Visit, for rules with `texts`, the nodes spelled as one of their texts: scan the bytes for
+    identifier-shaped words and keep those that are exactly a node of a kind the rule wants
+    (so words in comments, strings and macro bodies never count). Much cheaper than handing
+    every identifier node of the file to every rename rule."""
+    root = ctx.tree.root_node
+    lookup = index.get
+    for m in _WORDS.finditer(ctx.data):
+        hit = lookup(m.group())
+        if hit is None:
+            continue
+        start, end = m.span()
+        node = root.descendant_for_byte_range(start, end)
+        if node is None or node.start_byte != start or node.end_byte != end:
+            continue
+        kind = node.type
+        for rule in hit:
+            if kind in rule.kinds:
+                rule.visit(node, ctx)
 
 
 def run_macro_bodies(ctx: FileContext, rules: RuleSet) -> None:
@@ -104,8 +128,9 @@ class CudaFrontend(Frontend):
             directives = parse_directives([(c.start_byte, c.end_byte) for c in comments], source)
             settle_suppressions(ctx, rules, directives)
         ctx.findings.sort(key=lambda f: f.sort_key)
-        return LintResult(ctx.findings, parse_errors=len(errors),
-                          error_lines=sorted({source.position(e.start_byte)[0] for e in errors}))
+        error_lines = sorted({source.position(e.start_byte)[0] for e in errors})
+        return LintResult(ctx.findings, parse_errors=len(errors), error_lines=error_lines,
+                          unparseable=parsing.foreign_text_reason(source.data, errors, error_lines))
 
     def parse_errors(self, source: SourceText) -> int:
         return parsing.error_count(parsing.parse(LANGUAGE, source.data), LANGUAGE)

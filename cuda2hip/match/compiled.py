@@ -28,6 +28,10 @@ class CompiledRule:
     literals: tuple[str, ...] = ()
     # the rule runs once per file through `run_file` (queries, translation-unit analyses)
     whole_file: bool = False
+    # When set, `visit` does nothing unless the node's text is one of these (e.g. the names of a
+    # rename table): a frontend may then find the nodes by their text instead of visiting every
+    # node of `kinds`, which is most of the time a rename-heavy run spends.
+    texts: frozenset[bytes] | None = None
 
     def __init__(self, rule: Rule, settings: Settings):
         self.rule = rule

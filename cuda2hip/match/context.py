@@ -96,8 +96,11 @@ class FileContext:
             app = Applicability(applicability) if applicability else rule.applicability
             if app is None:
                 app = Applicability.DISPLAY_ONLY
-            fix = Fix(app, tuple(sorted((e.shifted(self.base) for e in edits),
-                                        key=lambda e: (e.start, e.end))), description)
+            if self.base:
+                edits = [e.shifted(self.base) for e in edits]
+            if len(edits) > 1:
+                edits = sorted(edits, key=lambda e: (e.start, e.end))
+            fix = Fix(app, tuple(edits), description)
         start += self.base
         end += self.base
         line, col = self.source.position(start)

@@ -6,8 +6,6 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-import pathspec
-
 from ..rulebook.loader import RuleSource, builtin_rules_dir, load_rules
 from ..rulebook.schema import Rule
 from ..rulebook.selection import SelectionError, select_rules, selector_matches
@@ -35,11 +33,23 @@ class RuleSet:
 
     @cached_property
     def dispatch(self) -> dict[str, list[CompiledRule]]:
+        """Node kind -> the rules that visit every node of that kind."""
         table: dict[str, list[CompiledRule]] = {}
         for r in self.rules:
-            for kind in r.kinds:
-                table.setdefault(kind, []).append(r)
+            if r.texts is None:
+                for kind in r.kinds:
+                    table.setdefault(kind, []).append(r)
         return table
+
+    @cached_property
+    def text_index(self) -> dict[bytes, list[CompiledRule]]:
+        """Node text -> the rules (with `texts`) that visit nodes spelled so."""
+        index: dict[bytes, list[CompiledRule]] = {}
+        for r in self.rules:
+            if r.texts is not None:
+                for text in r.texts:
+                    index.setdefault(text, []).append(r)
+        return index
 
     @cached_property
     def token_rules(self) -> list[CompiledRule]:
@@ -70,10 +80,14 @@ class Engine:
         self.known_codes = {r.code for r in rules} | {r.id for r in rules}
         self.selected_codes = {r.code for r in self.selected} | {r.id for r in self.selected}
         self._compiled: dict[str, list[CompiledRule]] | None = None
-        self._per_file = [
-            (pathspec.PathSpec.from_lines("gitwildmatch", [pattern]), tuple(codes))
-            for pattern, codes in settings.per_file_ignores.items()
-        ]
+        self._per_file = []
+        if settings.per_file_ignores:
+            import pathspec  # only runs that have per-file ignores pay for the import
+
+            self._per_file = [
+                (pathspec.PathSpec.from_lines("gitwildmatch", [pattern]), tuple(codes))
+                for pattern, codes in settings.per_file_ignores.items()
+            ]
         for _, codes in self._per_file:
             for c in codes:
                 if not any(selector_matches(c, r) for r in rules):
@@ -108,11 +122,13 @@ class Engine:
         return None
 
     def ruleset_for(self, path: str, language: str) -> RuleSet:
-        rel = _relative(path, self.settings.root)
-        ignored = frozenset(
-            r.code for spec, codes in self._per_file if spec.match_file(rel)
-            for r in self.selected if any(selector_matches(c, r) for c in codes)
-        )
+        ignored: frozenset[str] = frozenset()
+        if self._per_file:
+            rel = _relative(path, self.settings.root)
+            ignored = frozenset(
+                r.code for spec, codes in self._per_file if spec.match_file(rel)
+                for r in self.selected if any(selector_matches(c, r) for c in codes)
+            )
         key = (language, ignored)
         rs = self._sets.get(key)
         if rs is None:

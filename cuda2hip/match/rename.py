@@ -29,6 +29,8 @@ class _TableRule(CompiledRule):
             self.entries[cuda.encode()] = ApiEntry(cuda, hip, "name", "user", "", "", "", "", "",
                                                    "", "", "", "", False, None, "")
         self.target = version_tuple(settings.target_rocm) if settings.target_rocm else None
+        self.texts = frozenset(self.entries)
+        self._texts: dict[str, tuple[str, str]] = {}  # name -> (message, fix description)
 
     def applies_to_fragments(self) -> bool:
         # Macro bodies are covered token by token (see `token`), which also works where the body
@@ -73,9 +75,12 @@ class RenameRule(_TableRule):
     def check(self, entry, start, end, ctx):
         if entry.hip == entry.cuda or not self.available(entry):
             return
-        msg = self.message(NAME=entry.cuda, HIP=entry.hip, SECTION=entry.section, LIBRARY=entry.library)
-        ctx.report(self, start, end, msg, edits=[Edit(start, end, entry.hip)],
-                   description=f"Rename to `{entry.hip}`")
+        texts = self._texts.get(entry.cuda)
+        if texts is None:  # a rename-heavy file reports the same few names many times
+            texts = self._texts[entry.cuda] = (
+                self.message(NAME=entry.cuda, HIP=entry.hip, SECTION=entry.section, LIBRARY=entry.library),
+                f"Rename to `{entry.hip}`")
+        ctx.report(self, start, end, texts[0], edits=[Edit(start, end, entry.hip)], description=texts[1])
 
 
 @rule_kind("unmapped")

@@ -36,7 +36,8 @@ def builtin_rules_dir() -> Path:
     return Path(str(files("cuda2hip.builtin_rules")))
 
 
-def _cache_dir() -> Path | None:
+def cache_dir() -> Path | None:
+    """Where cuda2hip keeps its caches (rules, per-file results)."""
     base = os.environ.get("CUDA2HIP_CACHE_DIR")
     if base:
         return Path(base)
@@ -110,7 +111,7 @@ def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rul
         files.extend((p, src.builtin) for p in rule_files(src.directory))
 
     cache_file = None
-    cache_root = _cache_dir() if use_cache else None
+    cache_root = cache_dir() if use_cache else None
     if cache_root is not None:
         try:
             cache_file = cache_root / f"rules-{_fingerprint(files)}.msgpack"

@@ -1,0 +1,185 @@
+"""Cache of per-file results, so that a second run over an unchanged tree is near-instant.
+
+A result is stored under a key made of the file's path and content hash and a fingerprint of
+everything else that decides it: cuda2hip's version and code, every rule and data file, the
+tree-sitter grammar, the settings that change findings or fixes, and the kind of run (check, or
+fix with or without unsafe fixes). Any change there gives new keys, so stale results are never
+read; entries unused for a while are pruned.
+
+The store is one SQLite file in the cache directory the rule cache uses (CUDA2HIP_CACHE_DIR,
+else $XDG_CACHE_HOME/cuda2hip or ~/.cache/cuda2hip). Only the parent process reads and writes
+it. The cache is best effort: an unreadable, locked or corrupt store only costs speed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import time
+from pathlib import Path
+
+import msgspec
+
+from .findings import Finding
+from .settings import Settings
+
+FORMAT_VERSION = "1"
+DB_NAME = "results-v1.sqlite3"
+PRUNE_AFTER_DAYS = 30
+# Settings that only steer the walk, the output or the process pool, never one file's result.
+NEUTRAL_SETTINGS = frozenset({"jobs", "use_cache", "show_suppressed", "fail_on", "force_exclude",
+                              "exclude", "extend_exclude", "respect_gitignore", "config_path"})
+
+
+class Entry(msgspec.Struct, array_like=True):
+    """What a file's analysis produced: enough to rebuild its FileResult without parsing."""
+
+    findings: list[Finding]
+    fixed: list[Finding] = []
+    migrated: bytes | None = None  # fix modes: the fixed text, when it differs
+    error: str | None = None  # content-derived refusal (e.g. not C/C++ at all)
+    converged: bool = True
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(Entry)
+
+
+def content_digest(raw: bytes) -> bytes:
+    return hashlib.blake2b(raw, digest_size=16).digest()
+
+
+def _tree_stats(directory: Path, pattern: str) -> list[str]:
+    out = []
+    for p in sorted(directory.rglob(pattern)):
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        out.append(f"{p}\0{st.st_size}\0{st.st_mtime_ns}")
+    return out
+
+
+def run_fingerprint(settings: Settings, kind: str) -> str:
+    """Everything but the file itself that decides a file's result."""
+    from importlib.util import find_spec
+
+    from . import __version__
+    from .rulebook.loader import builtin_rules_dir
+
+    h = hashlib.sha256(f"{FORMAT_VERSION}\0{__version__}\0{kind}\n".encode())
+    # The code (editable installs change under the cache), the parser and grammar binaries
+    # (importlib.metadata would cost more start-up time than the whole lookup), and every rule
+    # and data file.
+    parts = _tree_stats(Path(__file__).resolve().parent, "*.py")
+    for module in ("tree_sitter", "tree_sitter_cuda"):
+        spec = find_spec(module)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            parts += _tree_stats(Path(location), "*.so")
+    rule_dirs = [builtin_rules_dir()] if settings.include_builtin_rules else []
+    rule_dirs += [Path(d) for d in settings.rule_dirs]
+    for d in rule_dirs:
+        parts += _tree_stats(d, "*")
+    h.update("\n".join(parts).encode())
+    relevant = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
+                if f.name not in NEUTRAL_SETTINGS}
+    h.update(msgspec.json.encode(relevant, enc_hook=str, order="sorted"))
+    return h.hexdigest()
+
+
+class ResultCache:
+    def __init__(self, path: Path, fingerprint: str):
+        self.path = path
+        self.fingerprint = fingerprint.encode()
+        self._db = None
+        self._pending: list[tuple[bytes, bytes]] = []
+        self._hits: list[bytes] = []
+        self.broken = False
+
+    @classmethod
+    def open(cls, settings: Settings, kind: str) -> "ResultCache | None":
+        if not settings.use_cache:
+            return None
+        from .rulebook.loader import cache_dir
+
+        base = cache_dir()
+        if base is None:
+            return None
+        return cls(base / DB_NAME, run_fingerprint(settings, kind))
+
+    def key(self, path: str, digest: bytes) -> bytes:
+        return hashlib.blake2b(self.fingerprint + b"\0" + os.fsencode(path) + b"\0" + digest,
+                               digest_size=20).digest()
+
+    def _connect(self):
+        if self._db is None and not self.broken:
+            import sqlite3
+
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("CREATE TABLE IF NOT EXISTS results "
+                           "(key BLOB PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL)")
+                db.execute("CREATE INDEX IF NOT EXISTS results_used ON results(used)")
+                self._db = db
+            except Exception:  # sqlite3.Error, OSError: the cache only costs speed
+                self.broken = True
+        return self._db
+
+    def get(self, key: bytes) -> Entry | None:
+        db = self._connect()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT value FROM results WHERE key = ?", (key,)).fetchone()
+        except Exception:
+            self.broken = True
+            return None
+        if row is None:
+            return None
+        try:
+            entry = _DECODER.decode(row[0])
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        self._hits.append(key)
+        return entry
+
+    def put(self, key: bytes, entry: Entry) -> None:
+        self._pending.append((key, _ENCODER.encode(entry)))
+
+    def close(self) -> None:
+        """Store the new results, mark the used ones, prune old ones."""
+        if not self._pending and not self._hits:
+            self._close_db()
+            return
+        db = self._connect()
+        if db is None:
+            return
+        today = int(time.time() // 86400)
+        try:
+            db.execute("BEGIN")
+            db.executemany("INSERT OR REPLACE INTO results (key, value, used) VALUES (?, ?, ?)",
+                           [(k, v, today) for k, v in self._pending])
+            db.executemany("UPDATE results SET used = ? WHERE key = ? AND used <> ?",
+                           [(today, k, today) for k in self._hits])
+            db.execute("DELETE FROM results WHERE used < ?", (today - PRUNE_AFTER_DAYS,))
+            db.execute("COMMIT")
+        except Exception:
+            try:
+                db.execute("ROLLBACK")
+            except Exception:
+                pass
+        self._pending.clear()
+        self._hits.clear()
+        self._close_db()
+
+    def _close_db(self) -> None:
+        if self._db is not None:
+            try:
+                self._db.close()
+            except Exception:
+                pass
+            self._db = None
