@@ -107,11 +107,13 @@ class _Ignores:
 
 
 def display_path(path: Path) -> Path:
-    """`path` as the user sees it: relative to the current directory where possible."""
+    """`path` as the user sees it: relative to the current directory when it is below it,
+    else as given (rather than climbing out with ../../..)."""
     try:
-        return Path(os.path.relpath(path))
+        rel = os.path.relpath(path)
     except ValueError:
         return path
+    return path if rel == os.pardir or rel.startswith(os.pardir + os.sep) else Path(rel)
 
 
 def walk_tree(top: Path, settings: Settings, *, prune_excluded: bool = True) -> Iterator[TreeEntry]:

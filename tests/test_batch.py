@@ -1,0 +1,205 @@
+"""Whole-tree migration: `fix --output-dir OUT SRC` (a complete migrated copy), in-place tree
+runs, `--rename`, .gitignore / exclude, symlinks; idempotency, completeness, and nothing
+written outside OUT."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, run_cli
+
+PROJECT = FIXTURES / "batch" / "project"
+EXPECTED_RENAME = FIXTURES / "batch" / "expected-rename"
+
+
+def snapshot(root: Path, skip: Path | None = None) -> dict[str, tuple]:
+    """Every entry under root: files by content and mtime, links by target, directories."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        d = Path(dirpath)
+        if skip is not None and (d == skip or skip in d.parents):
+            dirnames[:] = []
+            continue
+        for name in dirnames + filenames:
+            p = d / name
+            rel = p.relative_to(root).as_posix()
+            if p.is_symlink():
+                out[rel] = ("link", os.readlink(p))
+            elif p.is_dir():
+                out[rel] = ("dir",)
+            else:
+                st = p.stat()
+                out[rel] = ("file", p.read_bytes(), st.st_mtime_ns, st.st_mode)
+    return out
+
+
+def files_of(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.is_symlink()}
+
+
+@pytest.fixture
+def project(tmp_path) -> Path:
+    src = tmp_path / "project"
+    shutil.copytree(PROJECT, src, symlinks=True)
+    return src
+
+
+def test_output_dir_is_a_complete_migrated_copy(project, tmp_path, nvcc, hipcc):
+    assert nvcc(project / "src" / "main.cu").returncode == 0  # the input is valid CUDA
+    before = snapshot(project)
+    out = tmp_path / "out"
+    res = run_cli("fix", "--output-dir", out, "--rename", project)
+    assert res.returncode == 0, res.stderr
+    assert "4 source files (4 changed, 2 renamed), 4 other files copied" in res.stderr
+    assert snapshot(project) == before  # the source tree is untouched
+    # Completeness: every input file is in OUT (sources under their new names).
+    renamed = {"src/main.cu": "src/main.hip", "src/impl/saxpy.cu": "src/impl/saxpy.hip"}
+    assert set(files_of(out)) == {renamed.get(rel, rel) for rel in files_of(project)}
+    assert files_of(out) == files_of(EXPECTED_RENAME)
+    assert os.access(out / "data" / "gen.sh", os.X_OK)  # permission bits are kept
+    # The copy builds: includes of renamed files were updated.
+    compiled = hipcc(out / "src" / "main.hip")
+    assert compiled.returncode == 0, compiled.stderr
+
+
+def test_second_run_changes_nothing(project, tmp_path):
+    out = tmp_path / "out"
+    assert run_cli("fix", "--output-dir", out, "--rename", project).returncode == 0
+    first = snapshot(out)
+    for extra in ([], ["--no-cache"]):  # from the cache, and recomputed
+        res = run_cli("fix", "--output-dir", out, "--rename", project, *extra)
+        assert res.returncode == 0, res.stderr
+        assert snapshot(out) == first  # same content, nothing rewritten (same mtimes)
+    # The migrated tree itself has nothing left to fix.
+    res = run_cli("fix", out)
+    assert res.returncode == 0 and "Fixed 0 findings" in res.stdout, res.stdout
+    assert snapshot(out) == first
+
+
+def test_in_place_tree_fix_is_idempotent(project):
+    res = run_cli("fix", project)
+    assert res.returncode == 0, res.stderr
+    assert "Fixed 16 findings in 4 files" in res.stdout
+    once = snapshot(project)
+    res = run_cli("fix", project)
+    assert "Fixed 0 findings in 0 files" in res.stdout
+    assert snapshot(project) == once
+    assert not list(project.rglob("*.cuda2hip-tmp"))
+
+
+def test_in_place_rename_updates_includes_and_links(project):
+    (project / "src" / "current.cu").symlink_to("impl/saxpy.cu")
+    res = run_cli("fix", "--rename", project)
+    assert res.returncode == 0, res.stderr
+    assert not (project / "src" / "main.cu").exists()
+    assert files_of(project) == files_of(EXPECTED_RENAME)
+    assert os.readlink(project / "src" / "current.cu") == "impl/saxpy.hip"
+    assert "1 link updated" in res.stderr
+    # Renamed sources are .hip files, which cuda2hip still checks; nothing is left to do.
+    again = run_cli("fix", "--rename", project)
+    assert again.returncode == 0 and "4 source files (0 changed, 0 renamed)" in again.stderr
+
+
+def test_rename_never_overwrites_an_existing_file(project, tmp_path):
+    (project / "src" / "main.hip").write_text("// already here\n")
+    out = tmp_path / "out"
+    res = run_cli("fix", "--output-dir", out, "--rename", project)
+    assert res.returncode == 2
+    assert "src/main.cu: cannot rename to src/main.hip: a file of that name exists" in res.stdout
+    assert (out / "src" / "main.hip").read_text() == "// already here\n"
+    assert (out / "src" / "main.cu").is_file()  # migrated under its own name
+    res = run_cli("fix", "--rename", project)
+    assert res.returncode == 2
+    assert (project / "src" / "main.hip").read_text() == "// already here\n"
+    assert (project / "src" / "main.cu").is_file()
+
+
+@pytest.mark.parametrize("where", ["inside", "same", "parent"])
+def test_output_dir_must_not_overlap_the_source(project, where):
+    out = {"inside": project / "migrated", "same": project, "parent": project.parent}[where]
+    before = snapshot(project.parent)
+    res = run_cli("fix", "--output-dir", out, project)
+    assert res.returncode == 2
+    assert "--output-dir" in res.stderr and ("inside" in res.stderr)
+    assert snapshot(project.parent) == before
+
+
+def test_nothing_is_written_outside_the_output_dir(project, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep\n")
+    # Links in the source leaving the tree (a directory with sources, a file) are copied as
+    # links, never followed.
+    (project / "vendor").symlink_to(outside)
+    (project / "leak.cu").symlink_to(outside / "victim.cu")
+    (outside / "victim.cu").write_text("void v() { cudaFree(0); }\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    # An output directory that already holds a link out of it: never written through.
+    (out / "docs").symlink_to(outside)
+    before = snapshot(tmp_path, skip=out)
+    res = run_cli("fix", "--output-dir", out, project)
+    assert snapshot(tmp_path, skip=out) == before
+    assert res.returncode == 2  # docs/README.md could not be placed
+    assert "docs/README.md: cannot copy to the output tree" in res.stdout
+    assert "refusing to write through it" in res.stdout
+    assert os.readlink(out / "vendor") == str(outside)
+    assert os.readlink(out / "leak.cu") == str(outside / "victim.cu")
+    assert (out / "src" / "main.cu").is_file()  # the rest of the tree is there
+
+
+def test_gitignore_and_exclude(project, tmp_path):
+    (project / ".git").mkdir()  # the project is a repository: its .gitignore applies
+    (project / ".gitignore").write_text("build/\n*.gen.cu\n")
+    (project / "build").mkdir()
+    (project / "build" / "obj.cu").write_text("void b() { cudaFree(0); }\n")
+    (project / "src" / "table.gen.cu").write_text("void g() { cudaFree(0); }\n")
+    (project / "third_party").mkdir()
+    (project / "third_party" / "lib.cu").write_text("void t() { cudaFree(0); }\n")
+    (project / "cuda2hip.toml").write_text('exclude = ["third_party/"]\n')
+    out = tmp_path / "out"
+    res = run_cli("fix", "--output-dir", out, project, cwd=project)
+    assert res.returncode == 0, res.stderr
+    assert not (out / "build").exists() and not (out / "src" / "table.gen.cu").exists()
+    assert not (out / ".git").exists()
+    # Excluded: copied as it is (the copy stays complete), not migrated.
+    assert (out / "third_party" / "lib.cu").read_text() == "void t() { cudaFree(0); }\n"
+    res = run_cli("check", ".", cwd=project)
+    assert "build/obj.cu" not in res.stdout and "table.gen.cu" not in res.stdout
+    assert "third_party" not in res.stdout and "src/main.cu" in res.stdout
+
+
+def test_in_place_fix_writes_through_links_inside_the_tree(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    outside = tmp_path / "outside.cu"
+    outside.write_text("void o() { cudaFree(0); }\n")
+    (tree / "real.cu").write_text("void r() { cudaFree(0); }\n")
+    (tree / "alias.cu").symlink_to("real.cu")
+    (tree / "out.cu").symlink_to(outside)
+    res = run_cli("fix", tree)
+    assert res.returncode == 0, res.stderr
+    assert (tree / "real.cu").read_text() == "void r() { hipFree(0); }\n"
+    assert os.readlink(tree / "alias.cu") == "real.cu"  # still a link
+    assert outside.read_text() == "void o() { cudaFree(0); }\n"  # never followed out
+    assert "Fixed 1 finding in 1 file" in res.stdout
+
+
+def test_parallel_output_is_deterministic(tmp_path):
+    tree = tmp_path / "tree"
+    for i in range(40):
+        d = tree / f"d{i % 5}"
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f"f{i}.cu").write_text("".join(f"void f{i}_{k}() {{ cudaFree(0); cudaDeviceSynchronize(); }}\n"
+                                            for k in range(i % 7 + 1)))
+    serial = run_cli("check", "--no-cache", "-j", "1", "--format", "json", tree)
+    parallel = run_cli("check", "--no-cache", "-j", "2", "--format", "json", tree)
+    cached = run_cli("check", "-j", "2", "--format", "json", tree)
+    again = run_cli("check", "-j", "2", "--format", "json", tree)
+    assert serial.returncode == parallel.returncode == cached.returncode == again.returncode == 1
+    assert serial.stdout == parallel.stdout == cached.stdout == again.stdout
