@@ -6,7 +6,6 @@ paths in it (rule directories, excludes, per-file-ignores) are relative to its d
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -53,6 +52,8 @@ def find_config(start: Path) -> Path | None:
             return candidate
         pyproject = d / "pyproject.toml"
         if pyproject.is_file():
+            import tomllib
+
             try:
                 data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
             except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
@@ -63,6 +64,8 @@ def find_config(start: Path) -> Path | None:
 
 
 def read_config(path: Path) -> ConfigFile:
+    import tomllib
+
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

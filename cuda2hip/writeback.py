@@ -9,10 +9,10 @@ for files rewritten in place (the user's only copy), not for a regenerable outpu
 from __future__ import annotations
 
 import os
-import shutil
 import stat
-import tempfile
 from pathlib import Path
+
+# tempfile and shutil are imported when a file is written: a check never pays for them.
 
 TEMP_SUFFIX = ".cuda2hip-tmp"
 
@@ -25,6 +25,8 @@ def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = 
             mode = stat.S_IMODE(target.stat().st_mode)
         except FileNotFoundError:
             mode = 0o644 & ~_umask()
+    import tempfile
+
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMP_SUFFIX)
     try:
@@ -43,6 +45,9 @@ def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = 
 
 def atomic_copy(source: str | os.PathLike, target: str | os.PathLike) -> None:
     """Copy a file (content, permission bits, times) the same all-or-nothing way."""
+    import shutil
+    import tempfile
+
     target = Path(target)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=TEMP_SUFFIX)
     os.close(fd)

@@ -17,7 +17,7 @@ import pytest
 from conftest import ROOT, run_cli
 from cuda2hip.discover import discover
 from cuda2hip.match.engine import Engine
-from cuda2hip.parse import foreign_text_reason
+from cuda2hip.frontends.foreign_text import foreign_text_reason
 from cuda2hip.runner import Mode, RunResult, run_files
 from cuda2hip.settings import Settings
 
@@ -138,7 +138,8 @@ NOT_C = {
     "markdown.h": MARKDOWN,
     "config.cuh": "name: demo\nversion: 3\nflags:\n  - fast\n  - safe\nowner: nobody\n",
     "script.cu": "import os\n\n\ndef main():\n    for name in os.listdir('.'):\n        print(name)\n\n\nmain()\n",
-    "data.hpp": '{\n  "name": "demo",\n  "items": [1, 2, 3],\n  "nested": {"a": true, "b": null}\n}\n',
+    "build.h": "all: demo\n\ndemo: demo.o util.o\n\t$(CXX) -o $@ $^\n\nclean:\n\trm -f demo *.o\n",
+    "setup.cu": "[project]\nname = \"demo\"\nversion = \"1.0\"\n\n[tool.demo]\nfast = true\n",
 }
 REAL_C = {
     # `#if` branches that split braces: one ERROR node covers nearly all of the file
@@ -172,13 +173,26 @@ def test_real_code_with_recoverable_errors_parses(name):
     assert _reason(REAL_C[name]) is None
 
 
-@pytest.mark.parametrize("header", ["hip/hip_runtime_api.h", "hip/amd_detail/amd_hip_runtime.h",
-                                    "stdio.h", "c++/12/bits/stl_vector.h"])
-def test_system_headers_parse(header):
-    path = Path("/usr/include") / header
-    if not path.is_file():
-        pytest.skip(f"{path} not installed")
-    assert _reason(path.read_text(errors="replace")) is None
+# Real headers that parse badly: macro-decorated declarations, initializer fragments.
+HARD_HEADERS = ("python3.11/", "curses.h", "openssl/core_dispatch.h", "__clang_cuda", "ks_names.h",
+                "regerrs.h", "hip/")
+
+
+def test_system_headers_parse():
+    """Headers of the machine (with error recovery, macros, fragments) count as C: a sample of
+    every 7th plus the hardest ones (bench/README: all 10,330 pass)."""
+    headers = [p for p in sorted(Path("/usr/include").rglob("*.h")) if p.is_file()]
+    if len(headers) < 100:
+        pytest.skip("too few headers in /usr/include to be a meaningful sample")
+    headers = [p for i, p in enumerate(headers) if i % 7 == 0 or any(h in str(p) for h in HARD_HEADERS)]
+    refused = []
+    for path in headers:
+        data = path.read_bytes()
+        if b"\0" in data[:8192]:
+            continue
+        if _reason(data.decode("utf-8", errors="replace")) is not None:
+            refused.append(str(path))
+    assert refused == []
 
 
 # -- Ctrl-C ----------------------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from ..settings import Settings
 from ..source import SourceText
 from ..suppress import parse_directives
 from .base import Frontend, LintResult
+from .foreign_text import foreign_text_reason
 
 LANGUAGE = "cuda"
 _WORDS = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
@@ -130,7 +131,7 @@ class CudaFrontend(Frontend):
         ctx.findings.sort(key=lambda f: f.sort_key)
         error_lines = sorted({source.position(e.start_byte)[0] for e in errors})
         return LintResult(ctx.findings, parse_errors=len(errors), error_lines=error_lines,
-                          unparseable=parsing.foreign_text_reason(source.data, errors, error_lines))
+                          unparseable=foreign_text_reason(source.data, errors, error_lines))
 
     def parse_errors(self, source: SourceText) -> int:
         return parsing.error_count(parsing.parse(LANGUAGE, source.data), LANGUAGE)

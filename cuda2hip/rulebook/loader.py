@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,6 +143,8 @@ def check_unique(rules: list[Rule]) -> None:
 
 def _write_cache(path: Path, payload: bytes) -> None:
     # Best effort: an unwritable cache only costs speed.
+    import tempfile
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rules-")

@@ -1,0 +1,224 @@
+"""cuda2hip benchmark: one command, figures for the README.
+
+    python bench/run.py                  # generate a 250,000-line corpus and measure
+    python bench/run.py --corpus DIR     # measure on your own tree (it is copied, never changed)
+    python bench/run.py --json out.json  # also write the figures as JSON
+
+It measures, each as a real `cuda2hip` process (start to exit, as a user or pre-commit runs it):
+- `check` and `fix` over the tree, in source lines per second (cold: --no-cache); `fix` both in
+  place (on a copy) and with --output-dir;
+- a second `check` of the unchanged tree (served by the result cache);
+- single-file `check` latency as pre-commit sees it: the median of N runs, each on a freshly
+  edited file (so a cache miss, as for a file being committed);
+- peak memory: the largest sum of RSS over the process and its workers, sampled.
+
+Targets (2-core machine): fix >= 50,000 lines/s; single-file check <= 100 ms median;
+peak RSS <= 300 MB on a 250,000-line tree. The load average is printed too: other work on the
+machine slows every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from corpus import generate  # noqa: E402
+
+SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"}
+TARGETS = {"fix_lines_per_s": 50_000, "single_file_ms": 100, "peak_rss_mb": 300}
+
+
+def cuda2hip_command() -> list[str]:
+    exe = shutil.which("cuda2hip", path=str(Path(sys.executable).parent)) or shutil.which("cuda2hip")
+    return [exe] if exe else [sys.executable, "-m", "cuda2hip"]
+
+
+def environment(cache: Path) -> dict:
+    env = dict(os.environ, CUDA2HIP_CACHE_DIR=str(cache), CUDA2HIP_NO_PROGRESS="1")
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode
+    return env
+
+
+def source_lines(tree: Path) -> tuple[int, int]:
+    files = lines = 0
+    for p in tree.rglob("*"):
+        if p.suffix.lower() in SOURCE_SUFFIXES and p.is_file() and not p.is_symlink():
+            files += 1
+            with open(p, "rb") as fh:
+                lines += sum(1 for _ in fh)
+    return files, lines
+
+
+def measure(cmd: list[str], env: dict, cwd: Path) -> dict:
+    """Wall time and peak RSS (process + workers, sampled every 10 ms) of one run."""
+    start = time.perf_counter()
+    proc = psutil.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while proc.poll() is None:
+        total = 0
+        try:
+            for p in [proc, *proc.children(recursive=True)]:
+                try:
+                    total += p.memory_info().rss
+                except psutil.Error:
+                    pass
+        except psutil.Error:
+            pass
+        peak = max(peak, total)
+        time.sleep(0.01)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode(errors="replace")
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err}")
+    return {"seconds": wall, "peak_rss_mb": peak / 2**20}
+
+
+def machine() -> dict:
+    model = platform.processor() or "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"nproc": os.cpu_count(), "cpu": model, "python": platform.python_version(),
+            "platform": platform.platform(), "load_average": os.getloadavg()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="cuda2hip benchmark (see the module docstring)")
+    ap.add_argument("--corpus", type=Path, help="measure this tree (default: generate one)")
+    ap.add_argument("--lines", type=int, default=250_000, help="size of the generated corpus")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per tree figure (best is kept)")
+    ap.add_argument("--single", type=int, default=21, help="runs of the single-file check")
+    ap.add_argument("--jobs", type=int, help="--jobs for cuda2hip (default: CPU count)")
+    ap.add_argument("--json", type=Path, help="also write the figures here")
+    args = ap.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="cuda2hip-bench-"))
+    try:
+        results = run(args, work)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    report(results)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+def run(args, work: Path) -> dict:
+    cache = work / "cache"
+    env = environment(cache)
+    tool = cuda2hip_command()
+    jobs = ["--jobs", str(args.jobs)] if args.jobs else []
+    src = work / "src"
+    if args.corpus:
+        shutil.copytree(args.corpus, src, symlinks=True)
+    else:
+        generate(src, args.lines)
+    files, lines = source_lines(src)
+    results: dict = {"machine": machine(), "corpus": {"files": files, "lines": lines,
+                                                      "generated": not args.corpus}}
+    # Warm-up: bytecode and the rule cache exist afterwards, as after installation.
+    subprocess.run([*tool, "check", "--no-cache", str(next(src.rglob("*.cu")))], env=env,
+                   capture_output=True)
+
+    def best(make_cmd, prepare=None) -> dict:
+        runs = []
+        for _ in range(args.repeat):
+            if prepare:
+                prepare()
+            runs.append(measure(make_cmd(), env, work))
+        fastest = min(runs, key=lambda r: r["seconds"])
+        return {"seconds": round(fastest["seconds"], 3), "lines_per_s": round(lines / fastest["seconds"]),
+                "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs), 1)}
+
+    results["check"] = best(lambda: [*tool, "check", "--no-cache", *jobs, "src"])
+
+    inplace = work / "inplace"
+
+    def fresh_copy():
+        shutil.rmtree(inplace, ignore_errors=True)
+        shutil.copytree(src, inplace, symlinks=True)
+
+    results["fix_in_place"] = best(lambda: [*tool, "fix", "--no-cache", *jobs, "inplace"], fresh_copy)
+    out = work / "out"
+    results["fix_output_dir"] = best(
+        lambda: [*tool, "fix", "--no-cache", *jobs, "--output-dir", "out", "src"],
+        lambda: shutil.rmtree(out, ignore_errors=True))
+    # Cached: a first run fills the cache, then an unchanged tree is checked again.
+    subprocess.run([*tool, "check", *jobs, "src"], cwd=work, env=env, capture_output=True)
+    results["check_cached"] = best(lambda: [*tool, "check", *jobs, "src"])
+
+    # Single file, as pre-commit runs it (concise format, cache on, a file just edited).
+    sizes = sorted((p.stat().st_size, p) for p in src.rglob("*.cu"))
+    sample = sizes[len(sizes) // 2][1]
+    text = sample.read_text()
+    one = work / "one" / "kernel.cu"
+    one.parent.mkdir()
+    times = []
+    for i in range(args.single + 2):
+        one.write_text(text + f"// edit {i}\n")
+        start = time.perf_counter()
+        subprocess.run([*tool, "check", "--format", "concise", str(one)], env=env, cwd=work,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if i >= 2:  # two warm-up runs
+            times.append((time.perf_counter() - start) * 1000)
+    results["single_file_check"] = {"lines": text.count("\n") + 1, "runs": len(times),
+                                    "median_ms": round(statistics.median(times), 1),
+                                    "min_ms": round(min(times), 1), "max_ms": round(max(times), 1)}
+    peak = max(results[k]["peak_rss_mb"] for k in ("check", "fix_in_place", "fix_output_dir"))
+    results["targets"] = {
+        "fix_lines_per_s": {"target": f">= {TARGETS['fix_lines_per_s']:,}",
+                            "value": min(results["fix_in_place"]["lines_per_s"],
+                                         results["fix_output_dir"]["lines_per_s"])},
+        "single_file_ms": {"target": f"<= {TARGETS['single_file_ms']}",
+                           "value": results["single_file_check"]["median_ms"]},
+        "peak_rss_mb": {"target": f"<= {TARGETS['peak_rss_mb']}", "value": peak},
+    }
+    results["targets"]["fix_lines_per_s"]["met"] = \
+        results["targets"]["fix_lines_per_s"]["value"] >= TARGETS["fix_lines_per_s"]
+    results["targets"]["single_file_ms"]["met"] = \
+        results["targets"]["single_file_ms"]["value"] <= TARGETS["single_file_ms"]
+    results["targets"]["peak_rss_mb"]["met"] = peak <= TARGETS["peak_rss_mb"]
+    results["machine"]["load_average_after"] = os.getloadavg()
+    return results
+
+
+def report(r: dict) -> None:
+    m, c = r["machine"], r["corpus"]
+    print(f"machine: {m['nproc']} CPUs, {m['cpu']}, Python {m['python']}, {m['platform']}")
+    print(f"load average: {' '.join(f'{x:.2f}' for x in m['load_average'])} before, "
+          f"{' '.join(f'{x:.2f}' for x in m['load_average_after'])} after")
+    print(f"corpus: {c['files']} source files, {c['lines']:,} lines"
+          f"{' (generated by bench/corpus.py)' if c['generated'] else ''}")
+    print()
+    print(f"{'run':<34}{'seconds':>9}{'lines/s':>11}{'peak RSS':>11}")
+    for key, label in (("check", "check (no cache)"), ("fix_in_place", "fix in place (no cache)"),
+                       ("fix_output_dir", "fix --output-dir (no cache)"),
+                       ("check_cached", "check again (cached)")):
+        x = r[key]
+        print(f"{label:<34}{x['seconds']:>9.2f}{x['lines_per_s']:>11,}{x['peak_rss_mb']:>8.0f} MB")
+    s = r["single_file_check"]
+    print(f"single-file check ({s['lines']} lines, {s['runs']} runs): median {s['median_ms']:.0f} ms "
+          f"(min {s['min_ms']:.0f}, max {s['max_ms']:.0f})")
+    print()
+    for name, t in r["targets"].items():
+        print(f"target {name}: {t['value']:,} ({t['target']}): {'met' if t['met'] else 'NOT MET'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+"""The result cache: unchanged files are not analysed again; any change to the file, the rules,
+the settings that decide results, or the kind of run gives a fresh analysis."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, run_cli
+from cuda2hip import runner
+from cuda2hip.match.engine import Engine
+from cuda2hip.runner import Mode, run
+from cuda2hip.settings import Settings
+
+GOOD = "void g(float* p) { cudaFree(p); }\n"
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    t = tmp_path / "tree"
+    t.mkdir()
+    for i in range(5):
+        (t / f"f{i}.cu").write_text(GOOD.replace("g(", f"g{i}("))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
+    return t
+
+
+@pytest.fixture
+def analysed(monkeypatch):
+    """Paths of the files the engine really analyses (the cache serves the others)."""
+    seen: list[str] = []
+    real = runner.analyse
+
+    def spy(source, item, mode, settings, engine):
+        seen.append(item.path.as_posix())
+        return real(source, item, mode, settings, engine)
+
+    monkeypatch.setattr(runner, "analyse", spy)
+    return seen
+
+
+def _check(settings=None, mode=Mode.CHECK):
+    settings = settings or Settings(root=Path.cwd(), jobs=1)
+    return run(["tree"], settings, mode, Engine(settings))
+
+
+def _findings(result):
+    return [f.to_dict() for f in result.findings]
+
+
+def test_unchanged_files_come_from_the_cache(tree, analysed):
+    first = _check()
+    assert len(analysed) == 5
+    analysed.clear()
+    second = _check()
+    assert analysed == []
+    assert _findings(second) == _findings(first) and len(first.findings) == 5
+    (tree / "f3.cu").write_text("void h() { cudaDeviceSynchronize(); }\n")
+    third = _check()
+    assert analysed == ["tree/f3.cu"]
+    assert "cudaDeviceSynchronize" in " ".join(f.message for f in third.findings)
+
+
+def test_no_cache(tree, analysed):
+    settings = Settings(root=Path.cwd(), jobs=1, use_cache=False)
+    _check(settings)
+    _check(settings)
+    assert len(analysed) == 10
+    assert not (tree.parent / "cache").exists()
+
+
+@pytest.mark.parametrize("change", ["ignore", "target", "unsafe", "mode"])
+def test_results_depend_on_settings_and_mode(tree, analysed, change):
+    _check()
+    analysed.clear()
+    settings = Settings(root=Path.cwd(), jobs=1)
+    mode = Mode.CHECK
+    if change == "ignore":
+        settings.ignore = ("HIP101",)
+    elif change == "target":
+        settings.target_rocm = "5.0"
+    elif change == "unsafe":
+        settings.unsafe_fixes = True
+        mode = Mode.PREVIEW
+    else:
+        mode = Mode.PREVIEW  # fix results (what remains, the fixed text) are not check results
+    result = _check(settings, mode)
+    assert len(analysed) == 5
+    if change == "ignore":
+        assert not result.findings
+    analysed.clear()
+    again = _check(settings, mode)  # and those results are cached in turn
+    assert analysed == []
+    assert _findings(again) == _findings(result)
+    if mode is Mode.PREVIEW:
+        assert [r.migrated for r in again.files] == [r.migrated for r in result.files]
+        assert all(r.migrated and b"hipFree" in r.migrated for r in again.files)
+
+
+def test_neutral_settings_keep_the_cache(tree, analysed):
+    _check()
+    analysed.clear()
+    _check(Settings(root=Path.cwd(), jobs=2, fail_on="error", show_suppressed=True))
+    assert analysed == []
+
+
+def test_a_changed_rule_file_invalidates(tree, analysed, tmp_path):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    shutil.copy(ROOT / "rules" / "api" / "cuda-runtime-api.yaml", rules / "mine.yaml")
+    text = (rules / "mine.yaml").read_text()
+    text = text.replace("code: HIP101", "code: HIP901").replace("id: cuda-runtime-api", "id: my-renames")
+    text = text.replace("tables:\n  - data/runtime.json\n", "names:\n  cudaFree: hipFree\n")
+    (rules / "mine.yaml").write_text(text)
+    settings = Settings(root=Path.cwd(), jobs=1, rule_dirs=(rules,), select=("HIP901",))
+    first = _check(settings)
+    assert {f.code for f in first.findings} == {"HIP901"}
+    analysed.clear()
+    _check(settings)
+    assert analysed == []
+    (rules / "mine.yaml").write_text(text.replace("cudaFree: hipFree", "cudaFree: hipFreeX"))
+    st = (rules / "mine.yaml").stat()
+    os.utime(rules / "mine.yaml", ns=(st.st_atime_ns, st.st_mtime_ns + 10_000_000))
+    third = _check(settings)
+    assert len(analysed) == 5
+    assert "hipFreeX" in third.findings[0].message
+
+
+def test_a_corrupt_cache_only_costs_speed(tree, analysed, tmp_path):
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    from cuda2hip.result_cache import DB_NAME
+
+    (cache / DB_NAME).write_bytes(b"this is not a database" * 100)
+    first = _check()
+    second = _check()
+    assert _findings(first) == _findings(second) and len(first.findings) == 5
+
+
+def test_cached_fix_output_tree(tree, tmp_path):
+    out = tmp_path / "out"
+    first = run_cli("fix", "--output-dir", out, "tree", cwd=tmp_path)
+    shutil.rmtree(out)
+    second = run_cli("fix", "--output-dir", out, "tree", cwd=tmp_path)  # every result cached
+    assert first.stdout == second.stdout and first.returncode == second.returncode == 0
+    assert (out / "f1.cu").read_text() == "void g1(float* p) { hipFree(p); }\n"
+    assert (tree / "f1.cu").read_text() == GOOD.replace("g(", "g1(")
+
+
+# -- progress bar --------------------------------------------------------------------------------
+
+def _run_with_tty_stderr(args, cwd) -> tuple[int, str, str]:
+    master, slave = pty.openpty()
+    env = dict(os.environ, COLUMNS="100")
+    env.pop("CUDA2HIP_NO_PROGRESS", None)
+    proc = subprocess.Popen([sys.executable, "-m", "cuda2hip", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=slave, env=env)
+    os.close(slave)
+    chunks = []
+    while True:
+        ready, _, _ = select.select([master], [], [], 60)
+        if not ready:
+            break
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # the other end closed
+            break
+        if not data:
+            break
+        chunks.append(data)
+    stdout = proc.stdout.read().decode()
+    proc.wait(timeout=60)
+    os.close(master)
+    return proc.returncode, stdout, b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_bar_on_a_terminal_only(tmp_path):
+    big = tmp_path / "big"
+    big.mkdir()
+    for i in range(120):
+        (big / f"f{i:03d}.cu").write_text(GOOD)
+    code, stdout, tty = _run_with_tty_stderr(["check", "--no-cache", "big"], tmp_path)
+    assert code == 1
+    assert "checking" in tty and "120" in tty  # rich's bar: description and file counts
+    assert "checking" not in stdout  # the report stays clean
+    piped = run_cli("check", "--no-cache", "big", cwd=tmp_path)
+    assert piped.stderr == ""  # not a terminal: quiet
+    small = tmp_path / "small"
+    small.mkdir()
+    (small / "a.cu").write_text(GOOD)
+    code, _, tty = _run_with_tty_stderr(["check", "--no-cache", "small"], tmp_path)
+    assert "checking" not in tty  # a short run shows no bar
