@@ -46,6 +46,14 @@ _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(Entry)
 
 
+def encode_entry(entry: Entry) -> bytes:
+    return _ENCODER.encode(entry)
+
+
+def decode_entry(data: bytes) -> Entry:
+    return _DECODER.decode(data)
+
+
 def content_digest(raw: bytes) -> bytes:
     return hashlib.blake2b(raw, digest_size=16).digest()
 
@@ -120,7 +128,7 @@ class ResultCache:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
                 db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA synchronous=OFF")  # a cache: never worth an fsync
                 db.execute("CREATE TABLE IF NOT EXISTS results "
                            "(key BLOB PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL)")
                 db.execute("CREATE INDEX IF NOT EXISTS results_used ON results(used)")
@@ -147,8 +155,8 @@ class ResultCache:
         self._hits.append(key)
         return entry
 
-    def put(self, key: bytes, entry: Entry) -> None:
-        self._pending.append((key, _ENCODER.encode(entry)))
+    def put(self, key: bytes, entry: Entry, encoded: bytes | None = None) -> None:
+        self._pending.append((key, encoded if encoded is not None else _ENCODER.encode(entry)))
 
     def close(self) -> None:
         """Store the new results, mark the used ones, prune old ones."""

@@ -33,11 +33,25 @@ _MACRO_TOKENS = re.compile(
 )
 
 
+# Building a tree-sitter Query costs ~10 ms of CPU for this grammar (query analysis goes over
+# the whole parse table), more than walking the trees of a few files. So a process walks trees
+# until it has walked this many bytes (a pre-commit run on a few files never gets there), and
+# only then builds the query, once.
+WALK_BYTES_BEFORE_QUERY = 512 * 1024
+_walked_bytes = 0
+
+
+@lru_cache(maxsize=64)
+def _named_kinds(kinds: frozenset[str]) -> frozenset[str]:
+    lang = parsing.language(LANGUAGE)
+    return frozenset(k for k in kinds if lang.id_for_node_kind(k, True) is not None)
+
+
 @lru_cache(maxsize=64)
 def _dispatch_query(kinds: frozenset[str], with_comments: bool) -> ts.Query:
     lang = parsing.language(LANGUAGE)
     parts = []
-    named = sorted(k for k in kinds if lang.id_for_node_kind(k, True) is not None)
+    named = sorted(_named_kinds(kinds))
     if named:
         parts.append("[" + " ".join(f"({k})" for k in named) + "] @node")
     parts.append("(preproc_arg) @macro")
@@ -46,11 +60,50 @@ def _dispatch_query(kinds: frozenset[str], with_comments: bool) -> ts.Query:
     return ts.Query(lang, "\n".join(parts))
 
 
+def _walk(root: ts.Node, kinds: frozenset[str], with_comments: bool) -> dict[str, list[ts.Node]]:
+    """What `_dispatch_query` captures, by walking the tree (preorder = the query's order)."""
+    nodes: list[ts.Node] = []
+    macros: list[ts.Node] = []
+    comments: list[ts.Node] = []
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        if node.is_named:
+            kind = node.type
+            if kind in kinds:
+                nodes.append(node)
+            if kind == "preproc_arg":
+                macros.append(node)
+            elif with_comments and kind == "comment":
+                comments.append(node)
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return {"node": nodes, "macro": macros, "comment": comments}
+
+
+def _document_order(node: ts.Node):
+    return (node.start_byte, -node.end_byte, node.type)
+
+
+def capture(ctx: FileContext, kinds: frozenset[str], with_comments: bool) -> dict[str, list[ts.Node]]:
+    """Nodes of `kinds`, macro bodies and (optionally) comments of ctx.tree, in document order
+    (outer nodes first), whichever way they were found: a rule sees the same sequence in a
+    one-file run and in a run over a whole tree."""
+    global _walked_bytes
+    if _walked_bytes < WALK_BYTES_BEFORE_QUERY and _dispatch_query.cache_info().currsize == 0:
+        _walked_bytes += len(ctx.data)
+        found = _walk(ctx.tree.root_node, _named_kinds(kinds), with_comments)
+    else:
+        found = ts.QueryCursor(_dispatch_query(kinds, with_comments)).captures(ctx.tree.root_node)
+    return {name: sorted(nodes, key=_document_order) for name, nodes in found.items()}
+
+
 def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False) -> list[ts.Node]:
     """Run node-kind rules over ctx.tree; returns macro-body nodes and (optionally) comments."""
     dispatch = rules.dispatch
-    query = _dispatch_query(frozenset(dispatch), with_comments)
-    caps = ts.QueryCursor(query).captures(ctx.tree.root_node)
+    caps = capture(ctx, frozenset(dispatch), with_comments)
     get = dispatch.get
     for node in caps.get("node", ()):
         for rule in get(node.type, ()):
@@ -65,24 +118,28 @@ def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False) 
 
 
 def _visit_by_text(ctx: FileContext, index: dict) -> None:
-    """Visit, for rules with `texts`, the nodes spelled as one of their texts: scan the bytes for
-    identifier-shaped words and keep those that are exactly a node of a kind the rule wants
-    (so words in comments, strings and macro bodies never count). Much cheaper than handing
-    every identifier node of the file to every rename rule."""
+    """Visit, for rules with `texts`, the nodes spelled as one of their texts: find the words of
+    the file that are in the index, then each occurrence of those that is exactly a node of a
+    kind the rule wants (so words in comments, strings and macro bodies never count). Much
+    cheaper than handing every identifier node of the file to every rename rule."""
+    data = ctx.data
+    present = set(_WORDS.findall(data)).intersection(index)
+    if not present:
+        return
     root = ctx.tree.root_node
-    lookup = index.get
-    for m in _WORDS.finditer(ctx.data):
-        hit = lookup(m.group())
-        if hit is None:
-            continue
-        start, end = m.span()
-        node = root.descendant_for_byte_range(start, end)
-        if node is None or node.start_byte != start or node.end_byte != end:
-            continue
-        kind = node.type
-        for rule in hit:
-            if kind in rule.kinds:
-                rule.visit(node, ctx)
+    for word in sorted(present):
+        rules = index[word]
+        size = len(word)
+        start = data.find(word)
+        while start != -1:
+            end = start + size
+            node = root.descendant_for_byte_range(start, end)
+            if node is not None and node.start_byte == start and node.end_byte == end:
+                kind = node.type
+                for rule in rules:
+                    if kind in rule.kinds:
+                        rule.visit(node, ctx)
+            start = data.find(word, end)
 
 
 def run_macro_bodies(ctx: FileContext, rules: RuleSet) -> None:

@@ -1,0 +1,48 @@
+"""The CUDA frontend finds the nodes rules want either with a tree-sitter query or, while a
+process has linted little (building a query costs ~10 ms), by walking the tree: both must hand
+the rules exactly the same nodes in the same order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tree_sitter as ts
+
+from conftest import FIXTURES, ROOT
+from cuda2hip import parse as parsing
+from cuda2hip.frontends import cuda
+
+KINDS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier",
+                   "call_expression", "preproc_include", "function_definition", "declaration",
+                   "template_function", "qualified_identifier", "string_literal", "number_literal",
+                   "true", "ERROR", "not_a_node_kind"})
+
+
+def _sources() -> list[Path]:
+    paths = sorted(FIXTURES.rglob("*.cu")) + sorted(FIXTURES.rglob("*.cuh")) + sorted(FIXTURES.rglob("*.h"))
+    paths += sorted((ROOT / "examples").rglob("*.cu"))
+    hip = Path("/usr/include/hip")
+    if hip.is_dir():
+        paths += sorted(hip.rglob("*.h"))[:40]
+    return paths
+
+
+def _spans(nodes):
+    return [(n.start_byte, n.end_byte, n.type) for n in nodes]
+
+
+@pytest.mark.parametrize("with_comments", [False, True])
+def test_walk_finds_what_the_query_captures(with_comments):
+    sources = _sources()
+    assert len(sources) >= 5
+    query = cuda._dispatch_query(KINDS, with_comments)
+    for path in sources:
+        tree = parsing.parse("cuda", path.read_bytes())
+        walked = cuda._walk(tree.root_node, cuda._named_kinds(KINDS), with_comments)
+        captured = ts.QueryCursor(query).captures(tree.root_node)
+        for name in ("node", "macro", "comment"):
+            # The query's order is its own (not the document's): the frontend sorts both.
+            order = cuda._document_order
+            assert _spans(sorted(walked[name], key=order)) == _spans(sorted(captured.get(name, []), key=order)), \
+                (path, name)
