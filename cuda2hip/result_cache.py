@@ -124,18 +124,38 @@ class ResultCache:
         if self._db is None and not self.broken:
             import sqlite3
 
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
-                db.execute("PRAGMA journal_mode=WAL")
-                db.execute("PRAGMA synchronous=OFF")  # a cache: never worth an fsync
-                db.execute("CREATE TABLE IF NOT EXISTS results "
-                           "(key BLOB PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL)")
-                db.execute("CREATE INDEX IF NOT EXISTS results_used ON results(used)")
-                self._db = db
-            except Exception:  # sqlite3.Error, OSError: the cache only costs speed
-                self.broken = True
+            for attempt in (1, 2):
+                db = None
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.execute("PRAGMA synchronous=OFF")  # a cache: never worth an fsync
+                    db.execute("CREATE TABLE IF NOT EXISTS results "
+                               "(key BLOB PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL)")
+                    db.execute("CREATE INDEX IF NOT EXISTS results_used ON results(used)")
+                    self._db = db
+                    break
+                except sqlite3.DatabaseError as exc:
+                    if db is not None:
+                        db.close()
+                    # Locked or read-only: leave it to its owner. Not a database (e.g. a crash
+                    # of the machine mid-write): start afresh, once.
+                    if isinstance(exc, sqlite3.OperationalError) or attempt == 2 or not self._remove():
+                        self.broken = True
+                        break
+                except OSError:
+                    self.broken = True
+                    break
         return self._db
+
+    def _remove(self) -> bool:
+        try:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        except OSError:
+            return False
+        return True
 
     def get(self, key: bytes) -> Entry | None:
         db = self._connect()

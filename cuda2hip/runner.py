@@ -180,12 +180,41 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
         elif result.changed:
             # A symlink reached inside the tree is written through, never replaced by a file.
             target = os.path.realpath(item.path) if item.path.is_symlink() else item.path
-            try:
-                atomic_write(target, final)
-                result.written = True
-            except OSError as exc:
-                result.error = FileError(path, f"cannot write: {exc.strerror or exc}")
+            if _WRITES is not None:
+                _WRITES.submit(result, target, final)
+            else:
+                _write_in_place(result, target, final)
     return result
+
+
+def _write_in_place(result: FileResult, target, data: bytes) -> None:
+    try:
+        atomic_write(target, data)  # durable: fsync before the rename
+        result.written = True
+    except OSError as exc:
+        result.error = FileError(result.path, f"cannot write: {exc.strerror or exc}")
+
+
+class _BackgroundWrites:
+    """In a worker, in-place writes (mostly waiting for fsync) run on a thread while the next
+    file is analysed; a chunk returns only once its writes are done."""
+
+    def __init__(self):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cuda2hip-write")
+        self.pending = []
+
+    def submit(self, result: FileResult, target, data: bytes) -> None:
+        self.pending.append(self.pool.submit(_write_in_place, result, target, data))
+
+    def wait(self) -> None:
+        for fut in self.pending:
+            fut.result()
+        self.pending.clear()
+
+
+_WRITES: _BackgroundWrites | None = None
 
 
 def _deliver(result: FileResult, plan: Delivery, item: SourceFile, raw: bytes, final: bytes | None) -> None:
@@ -251,7 +280,10 @@ def _work(chunk: list[tuple[int, SourceFile]]):
     pickling tens of thousands of Finding objects, in the parent too), as the cache stores them."""
     from .result_cache import encode_entry
 
+    global _WRITES
     settings, mode, plan = _WORKER["settings"], _WORKER["mode"], _WORKER["plan"]
+    if _WRITES is None and mode is Mode.FIX and plan is None:
+        _WRITES = _BackgroundWrites()
     rows = []
     for index, item in chunk:
         result, digest, entry = process_one(item, mode, settings, _ENGINE, plan)
@@ -259,6 +291,8 @@ def _work(chunk: list[tuple[int, SourceFile]]):
             result.findings, result.fixed = [], []  # rebuilt from the entry by the parent
             entry = encode_entry(entry)
         rows.append((index, result, digest, entry))
+    if _WRITES is not None:
+        _WRITES.wait()
     return rows
 
 

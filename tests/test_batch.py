@@ -203,3 +203,26 @@ def test_parallel_output_is_deterministic(tmp_path):
     again = run_cli("check", "-j", "2", "--format", "json", tree)
     assert serial.returncode == parallel.returncode == cached.returncode == again.returncode == 1
     assert serial.stdout == parallel.stdout == cached.stdout == again.stdout
+
+
+def test_benchmark_runs_in_one_command(tmp_path):
+    """bench/run.py end to end on a small corpus (the README's figures come from the default
+    250,000-line run)."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    out = tmp_path / "bench.json"
+    res = subprocess.run([sys.executable, str(ROOT / "bench" / "run.py"), "--current-env", "--lines", "3000",
+                          "--repeat", "1", "--single", "3", "--json", str(out)],
+                         capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    figures = json.loads(out.read_text())
+    assert figures["corpus"]["lines"] >= 3000
+    for key in ("check", "fix_in_place", "fix_output_dir", "check_cached"):
+        assert figures[key]["lines_per_s"] > 0 and figures[key]["peak_rss_mb"] > 0
+    assert figures["single_file_check"]["runs"] == 3
+    assert set(figures["targets"]) == {"fix_lines_per_s", "single_file_ms", "peak_rss_mb"}
+    assert "lines/s" in res.stdout and "target fix_lines_per_s" in res.stdout
