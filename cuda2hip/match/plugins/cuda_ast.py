@@ -116,29 +116,31 @@ def declarator_name(decl: ts.Node | None, data: bytes) -> str | None:
 
 
 def int_value(node: ts.Node | None, data: bytes) -> int | None:
-    """Value of an integer literal (also `-1`, `~0u`, `(x)`), else None."""
+    """Value of an integer literal (also `-1`, `(x)`), else None."""
     if node is None:
         return None
     if node.type == "parenthesized_expression":
         inner = named(node)
         return int_value(inner[0], data) if len(inner) == 1 else None
     if node.type == "number_literal":
-        m = INT_LITERAL.match(text(node, data))
+        raw = text(node, data)
+        sign = -1 if raw.startswith("-") else 1  # tree-sitter folds `-1` into the literal
+        m = INT_LITERAL.match(raw.lstrip("-").strip())
         if not m:
             return None
-        digits = m.group(1)
-        if digits.lower().startswith("0x"):
-            return int(digits, 16)
-        if digits.lower().startswith("0b"):
-            return int(digits[2:], 2)
+        digits = m.group(1).lower()
+        if digits.startswith("0x"):
+            return sign * int(digits, 16)
+        if digits.startswith("0b"):
+            return sign * int(digits[2:], 2)
         if len(digits) > 1 and digits.startswith("0"):
-            return int(digits, 8)
-        return int(digits)
+            return sign * int(digits, 8)
+        return sign * int(digits)
     return None
 
 
 def literal_suffix(node: ts.Node, data: bytes) -> str:
-    m = INT_LITERAL.match(text(node, data))
+    m = INT_LITERAL.match(text(node, data).lstrip("-").strip())
     return m.group(2).lower() if m else ""
 
 
