@@ -62,7 +62,7 @@ def barrier_in_thread_dependent_flow(node, env, ctx, args):
             if not _contains(left, node):
                 cond = left
         if cond is not None and taint.depends(cond):
-            where = f"inside `{_head(ctx, cur, cond)}` (line {line_of(ctx, cur)})"
+            where = f"inside `{_head(ctx, cur, cond)}` (line {line_of(ctx, cur)}), whose condition depends on the thread index"
             return {"BARRIER": capture(node, ctx.data, name), "WHERE": capture(node, ctx.data, where)}
         child, cur = cur, cur.parent
     exit_ = _early_exit_before(node, fn, taint, ctx)
@@ -97,8 +97,8 @@ def _early_exit_before(barrier: ts.Node, fn: ts.Node | None, taint, ctx) -> str 
                 cond = _condition(cur)
                 if cond is not None and taint.depends(cond):
                     word = "return" if n.type == "return_statement" else "continue"
-                    return (f"after the early `{word}` under `{_head(ctx, cur, cond)}` (line {line_of(ctx, cur)}), "
-                            "so threads that left never reach it")
+                    return (f"after an early `{word}` under the thread-dependent `{_head(ctx, cur, cond)}` "
+                            f"(line {line_of(ctx, cur)}): threads that left never reach it")
             cur = cur.parent
     return None
 

@@ -60,11 +60,19 @@ def inline_ptx(node, env, ctx, args):
 WAVE64 = 64
 
 
+def _launch_bounds_args(node: ts.Node) -> list[ts.Node]:
+    # tree-sitter-cuda knows two arguments; a third one leaves the second inside an ERROR node.
+    out: list[ts.Node] = []
+    for c in named(node):
+        out.extend(named(c) if c.type == "ERROR" else [c])
+    return out
+
+
 @predicate("launch-bounds-min-blocks")
 def launch_bounds_min_blocks(node, env, ctx, args):
     """`__launch_bounds__(MAX, MIN[, CLUSTER])`. Adds $MAX, $MIN, $VALUE (HIP's second argument
     for 64-lane wavefronts, or the formula) and $EXTRA (a note on a third argument)."""
-    parts = named(node)
+    parts = _launch_bounds_args(node)
     if len(parts) < 2:
         return False
     data = ctx.data
@@ -84,7 +92,7 @@ def launch_bounds_min_blocks(node, env, ctx, args):
 
 @fix_builder("launch-bounds-waves")
 def launch_bounds_waves(match, ctx, rule):
-    parts = named(match.node)
+    parts = _launch_bounds_args(match.node)
     a, b = int_value(parts[0], ctx.data), int_value(parts[1], ctx.data)
     if a is None or b is None or len(parts) > 2:
         return None

@@ -155,6 +155,11 @@ STREAM_TYPES = frozenset({"cudaStream_t", "hipStream_t"})
 
 @predicate("stream-flag-as-handle")
 def stream_flag_as_handle(node, env, ctx, args):
+    """Adds $NAME when the flag stands where a stream handle goes (see `_flag_as_handle`)."""
+    return {"NAME": capture(node, ctx.data)} if _flag_as_handle(node, ctx) else False
+
+
+def _flag_as_handle(node: ts.Node, ctx) -> bool:
     """`cudaStreamDefault` / `hipStreamDefault` (a flag value) where a stream handle goes: the
     stream argument of a launch or a stream API, or the initial value of a stream variable."""
     data = ctx.data
