@@ -76,14 +76,9 @@ def _contains(outer: ts.Node | None, inner: ts.Node) -> bool:
 
 
 def _early_exit_before(barrier: ts.Node, fn: ts.Node | None, taint, ctx) -> str | None:
-    body = function_body(fn) if fn is not None else None
-    if body is None:
-        return None
-    for n in walk(body):
+    for n in taint.exits:
         if n.start_byte >= barrier.start_byte:
             break
-        if n.type not in ("return_statement", "continue_statement"):
-            continue
         if n.type == "continue_statement":
             loop = _ancestor(n, LOOPS, fn)
             if loop is None or not _contains(loop, barrier):

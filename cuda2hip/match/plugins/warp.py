@@ -119,14 +119,20 @@ def classify_mask(node: ts.Node, ctx, *, depth: int = 0) -> Mask:
 
 
 def _global_declaration(ctx, name: str):
-    root = ctx.file_context.tree.root_node if not ctx.is_fragment else ctx.tree.root_node
-    for decl in named(root):
-        if decl.type != "declaration":
-            continue
-        for d in decl.children_by_field_name("declarator"):
-            if declarator_name(d, ctx.file_context.data if not ctx.is_fragment else ctx.data) == name:
-                return decl.child_by_field_name("type"), decl
-    return None
+    """(type node, declaration) of a file-scope variable `name` (table cached per tree)."""
+    key = ("file-scope-declarations", ctx.base)
+    table = ctx.file_cache.get(key)
+    if table is None:
+        table = {}
+        for decl in ctx.tree.root_node.named_children:
+            if decl.type != "declaration":
+                continue
+            for d in decl.children_by_field_name("declarator"):
+                var = declarator_name(d, ctx.data)
+                if var:
+                    table.setdefault(var, (decl.child_by_field_name("type"), decl))
+        ctx.file_cache[key] = table
+    return table.get(name)
 
 
 _DEFINE = r"^[ \t]*#[ \t]*define[ \t]+{name}[ \t]+(\(?\s*(0[xX][0-9a-fA-F]+|[0-9]+|~0|-1)([uUlL]*)\s*\)?)[ \t]*(//.*|/\*.*)?$"
