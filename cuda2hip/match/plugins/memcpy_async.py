@@ -222,7 +222,7 @@ def blocking_copy_to_async(match, ctx, rule):
     message = (f"`{name}` can be written as `{prefix}{SYNC_TO_ASYNC[base][0]}` + `{prefix}StreamSynchronize` "
                f"on stream `{stream}` ({why}); a refactoring toward explicit streams, not a correctness fix")
     if plan is None:
-        return BuiltFix([Edit(call.start_byte, call.end_byte, a)], applicability="display-only",
+        return BuiltFix([Edit(call.start_byte, call.end_byte, a)], applicability="display-only", effort="medium",
                         message=message + "; its value is used here, so rewrite it by hand",
                         description=f"Use `{a}` and synchronize `{stream}` before the result is used")
     edits, where = plan

@@ -184,7 +184,9 @@ def warp_sync_mask_32_bit(node, env, ctx, args):
 def warp_sync_mask_64_bit(match, ctx, rule):
     mask = classify_mask(call_args(match.node)[0], ctx)
     if not mask.full or mask.fix is None:
-        return None  # a partial mask: which lanes it means on a 64-lane wavefront is a design question
+        # a partial mask or a mask variable: which lanes it means on a 64-lane wavefront is a
+        # design question
+        return BuiltFix(None, effort="medium")
     start, end, new = mask.fix
     return BuiltFix([Edit(start, end, new)], description=f"Use the 64-bit full mask `{new}`")
 
@@ -229,12 +231,12 @@ def warp_sync_to_legacy(match, ctx, rule):
                         description="`__ballot(1)`: the mask of the active lanes")
     if name == "__syncwarp":
         if arguments and not classify_mask(arguments[0], ctx).full:
-            return None
+            return BuiltFix(None, effort="medium")
         return BuiltFix([Edit(node.start_byte, node.end_byte, "__threadfence_block()")],
                         description="Lanes of a wavefront run in lockstep; keep the memory ordering with a fence")
     legacy = LEGACY_EQUIVALENT.get(name)
     if legacy is None or not arguments or not classify_mask(arguments[0], ctx).full:
-        return None
+        return BuiltFix(None, effort="medium")  # partial masks, __match_*/__reduce_*: port by hand
     rest = ", ".join(text(a, data) for a in arguments[1:])
     return BuiltFix([Edit(node.start_byte, node.end_byte, f"{legacy}({rest})")],
                     description=f"Use `{legacy}` (no mask: all active lanes)")
