@@ -30,6 +30,7 @@ def summarize(run, fail_on: str = "warning") -> dict:
     fixable = Counter(f.fix.applicability.value for f in active if f.fix is not None)
     manual = [f for f in active if f.fix is None or f.fix.applicability.value != "safe"]
     minutes = sum(EFFORT_MINUTES.get(f.effort, 0) for f in manual)
+    manual_by_effort = Counter(f.effort for f in manual)
     return {
         "mode": run.mode.value,
         "files_scanned": run.files_scanned,
@@ -46,7 +47,8 @@ def summarize(run, fail_on: str = "warning") -> dict:
         "fixable": {k: fixable.get(k, 0) for k in ("safe", "unsafe", "display-only")},
         "errors": [e.to_dict() for e in run.errors],
         "baselined": run.baselined,
-        "manual_work": {"minutes": minutes, "findings": sum(1 for f in manual if EFFORT_MINUTES.get(f.effort, 0)),
+        "manual_work": {"minutes": minutes, "findings": len(manual),
+                        "by_effort": {e: manual_by_effort.get(e, 0) for e in EFFORTS},
                         "minutes_per_effort": dict(EFFORT_MINUTES)},
     }
 
