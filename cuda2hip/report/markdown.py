@@ -4,6 +4,7 @@ every changed file."""
 
 from __future__ import annotations
 
+import html
 from collections import defaultdict
 from pathlib import Path
 
@@ -15,8 +16,17 @@ SEVERITY_ICONS = {"error": "🔴", "warning": "🟠", "info": "🔵", "hint": "�
 FIX_LABELS = {"safe": "safe fix", "unsafe": "unsafe fix", "display-only": "suggestion"}
 
 
+def _text(text: str) -> str:
+    """Markdown text outside `code spans` with `<` and `&` escaped, so GitHub does not read
+    `<cuda_runtime.h>` as an HTML tag."""
+    parts = text.replace("\n", " ").split("`")
+    for i in range(0, len(parts), 2):  # even parts are outside code spans
+        parts[i] = html.escape(parts[i], quote=False)
+    return "`".join(parts)
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _text(text).replace("|", "\\|")
 
 
 def _plural(n: int, word: str) -> str:
@@ -65,17 +75,17 @@ def render(run, ctx) -> str:
             by_file[f.path].append(f)
         for path in sorted(by_file):
             items = sorted(by_file[path], key=lambda f: (f.line, f.column, f.code))
-            out += [f"<details><summary><code>{repo_path(path, root)}</code>: "
+            out += [f"<details><summary><code>{html.escape(repo_path(path, root))}</code>: "
                     f"{_plural(len(items), 'finding')}</summary>", ""]
             for f in items:
                 extra = f" ({FIX_LABELS[f.fix.applicability.value]})" if f.fix is not None else ""
                 if f.suppressed:
                     extra += " (suppressed)"
                 out.append(f"- {SEVERITY_ICONS[f.severity.label]} line {f.line}:{f.column} "
-                           f"**{f.code}** {f.message}{extra}")
+                           f"**{f.code}** {_text(f.message)}{extra}")
             out += ["", "</details>", ""]
     if s["errors"]:
-        out += ["### File errors", ""] + [f"- `{repo_path(e['path'], root)}`: {e['reason']}" for e in s["errors"]] + [""]
+        out += ["### File errors", ""] + [f"- `{repo_path(e['path'], root)}`: {_text(e['reason'])}" for e in s["errors"]] + [""]
     if ctx.extra.get("diffs"):
         changed = [r for r in run.files if r.changed]
         if changed:
@@ -84,6 +94,6 @@ def render(run, ctx) -> str:
                 rel = repo_path(r.path, root)
                 diff = unified_diff(rel, r.original, r.migrated)
                 fence = "````" if "```" in diff else "```"
-                out += [f"<details><summary><code>{rel}</code></summary>", "", f"{fence}diff",
+                out += [f"<details><summary><code>{html.escape(rel)}</code></summary>", "", f"{fence}diff",
                         diff.rstrip("\n"), fence, "", "</details>", ""]
     return "\n".join(out).rstrip("\n") + "\n"

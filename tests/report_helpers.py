@@ -1,0 +1,29 @@
+"""Helpers for the report tests: a copy of the report fixture project and golden files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from conftest import FIXTURES
+
+PROJECT = FIXTURES / "reports" / "project"
+EXPECTED = FIXTURES / "reports" / "expected"
+# Golden outputs depend on these rules only, so rules other issues add do not change them.
+SELECT = "HIP001,HIP002,HIP003,HIP100,HIP101,HIP102"
+
+
+def copy_project(tmp_path: Path) -> Path:
+    dest = tmp_path / "project"
+    shutil.copytree(PROJECT, dest)
+    return dest
+
+
+def assert_golden(name: str, actual: str) -> None:
+    """Compare with fixtures/reports/expected/NAME; UPDATE_GOLDEN=1 rewrites the file instead."""
+    path = EXPECTED / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(actual, encoding="utf-8")
+    expected = path.read_text(encoding="utf-8")
+    assert actual == expected, f"{name} differs from the golden file (UPDATE_GOLDEN=1 rewrites it after review)"
