@@ -28,11 +28,11 @@ def render(run, ctx) -> str:
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if not data:
         return "No findings.\n"
-    width = max(len(str(r["count"])) for r in data)
+    total = sum(r["count"] for r in data)
+    width = len(str(total))
     code_w = max(len(r["code"]) for r in data)
     id_w = max(len(r["id"]) for r in data)
     lines = [f"{r['count']:>{width}}  {r['code']:<{code_w}}  {'[*]' if r['fixable'] == r['count'] else '[-]' if r['fixable'] else '   '}  "
              f"{r['id']:<{id_w}}  {r['summary']}".rstrip() for r in data]
-    total = sum(r["count"] for r in data)
     lines.append(f"{total:>{width}}  total; [*] all fixable with `cuda2hip fix`, [-] some")
     return "\n".join(lines) + "\n"

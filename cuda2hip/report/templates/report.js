@@ -31,7 +31,7 @@
         (!rule || li.dataset.rule === rule) &&
         (!file || li.dataset.file === file) &&
         (!isSuppressed || withSuppressed) &&
-        (!needle || li.textContent.toLowerCase().indexOf(needle) !== -1);
+        (!needle || li.dataset.search.indexOf(needle) !== -1);
       li.hidden = !ok;
       if (ok) shown += 1;
     });
