@@ -120,18 +120,23 @@ def test_html_report_in_chromium(browser, tmp_path):
 
 
 def test_fix_report_in_chromium_shows_the_diff(browser, tmp_path):
+    from playwright.sync_api import expect  # retries until the page shows it
+
     project = copy_project(tmp_path)
     r = run_cli("fix", "--isolated", "--select", SELECT, "--report", "fix.html", "src", cwd=project)
     assert r.returncode == 1, r.stderr
     page, requests, problems = _open(browser, project / "fix.html")
     assert page.locator('[data-summary="fixed"]').inner_text() == "11"
     util = page.locator('section.file[data-file="src/util.cuh"]')
+    # Sections off screen are rendered when scrolled to (content-visibility): expect() waits.
+    util.scroll_into_view_if_needed()
     # util.cuh has no findings left: its diff is open, its applied fixes listed.
-    assert util.locator("details.diff[open] .d-add").first.is_visible()
-    assert "HIP101 × 3" in util.locator(".applied").inner_text()
+    expect(util.locator("details.diff[open] .d-add").first).to_be_visible()
+    expect(util.locator(".applied")).to_contain_text("HIP101 × 3")
     kernels = page.locator('section.file[data-file="src/kernels.cu"]')
+    kernels.scroll_into_view_if_needed()
     kernels.locator("details.diff summary").click()
-    assert "+#include <hip/hip_runtime.h>" in kernels.locator("details.diff").inner_text()
+    expect(kernels.locator("details.diff")).to_contain_text("+#include <hip/hip_runtime.h>")
     # Filtering by rule hides files that have only a rewrite and no matching finding.
     page.select_option("#filter-rule", "HIP102")
     assert not util.is_visible() and kernels.is_visible()

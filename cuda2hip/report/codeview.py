@@ -7,13 +7,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from markupsafe import Markup, escape
+from html import escape as _html_escape
+
+from markupsafe import Markup
+
+def _escape(text: str) -> str:
+    return _html_escape(text, quote=False)
+
 
 CONTEXT_LINES = 2
 MAX_MARKED_LINES = 6  # a finding spanning more lines shows its first ones
 MAX_PREVIEW_LINES = 12  # fix previews larger than this are left to the diff
 
 Token = tuple[str, str]  # (css class, text)
+# Token classes shown in the text colour: no span for them keeps big reports small.
+PLAIN_CLASSES = frozenset({"w", "n", "p", "o", "x", "nn", "nx"})
 
 
 @lru_cache(maxsize=None)
@@ -45,7 +53,7 @@ def highlight(src, path: str) -> list[list[Token]]:
     lines: list[list[Token]] = [[]]
     for ttype, value in _lexer(path).get_tokens(text):
         cls = _css_class(ttype)
-        cls = "" if cls == "w" else cls  # whitespace needs no span
+        cls = "" if cls in PLAIN_CLASSES else cls
         for i, part in enumerate(value.split("\n")):
             if i:
                 lines.append([])
@@ -64,21 +72,21 @@ def render_tokens(tokens: list[Token], mark: tuple[int, int] | None = None) -> M
     out = []
     col = 0
     for cls, text in tokens:
-        pieces = [(text, False)]
+        pieces = ((text, False),)
         if mark is not None:
             lo, hi = mark[0] - col, mark[1] - col
             if hi > 0 and lo < len(text):
                 lo, hi = max(lo, 0), min(hi, len(text))
-                pieces = [(text[:lo], False), (text[lo:hi], True), (text[hi:], False)]
+                pieces = ((text[:lo], False), (text[lo:hi], True), (text[hi:], False))
         for piece, marked in pieces:
             if not piece:
                 continue
-            html = escape(piece)
+            html = _escape(piece)
             if cls:
-                html = Markup(f'<span class="{cls}">{html}</span>')
-            out.append(Markup(f"<mark>{html}</mark>") if marked else html)
+                html = f'<span class="{cls}">{html}</span>'
+            out.append(f"<mark>{html}</mark>" if marked else html)
         col += len(text)
-    return Markup("").join(out)
+    return Markup("".join(out))
 
 
 @dataclass
@@ -92,9 +100,12 @@ def frame(lines: list[list[Token]], f) -> list[FrameLine]:
     """The lines around finding `f`, its range marked."""
     if not lines:
         return []
+    count = len(lines)
+    if count > 1 and not any(text for _, text in lines[-1]):
+        count -= 1  # the empty "line" after the final line break
     last_marked = min(f.end_line, f.line + MAX_MARKED_LINES - 1)
     first = max(1, f.line - CONTEXT_LINES)
-    last = min(len(lines), last_marked + CONTEXT_LINES)
+    last = min(len(lines), max(min(count, last_marked + CONTEXT_LINES), f.line))
     out = []
     for n in range(first, last + 1):
         tokens = lines[n - 1]

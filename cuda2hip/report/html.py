@@ -18,6 +18,9 @@ from .diff import unified_diff
 from .sources import Sources, repo_path
 from .summary import EFFORT_MINUTES, ESTIMATE_EXPLANATION, format_minutes, summarize
 
+# Code frames and fix previews are most of a finding's size: past this many findings the
+# page lists findings without them (a note says so), so a huge run stays a loadable page.
+MAX_CODE_FRAMES = 5000
 FIX_LABELS = {"safe": "safe fix", "unsafe": "unsafe fix", "display-only": "suggestion"}
 SEVERITIES = ("error", "warning", "info", "hint")
 
@@ -83,12 +86,15 @@ def _rule_doc_html(rule) -> str:
     return md.render(body)
 
 
-def _file_view(result, findings, sources: Sources, root: Path, ids, show_fixes: bool) -> FileView:
+def _file_view(result, findings, sources: Sources, root: Path, ids, show_fixes: bool, budget: list[int]) -> FileView:
     rel = repo_path(result.path, root)
     view = FileView(anchor=f"file-{next(ids)}", path=rel)
-    src = sources.get(result.path) if findings else None
+    src = sources.get(result.path) if findings and budget[0] > 0 else None
     lines = codeview.highlight(src, result.path) if src is not None else []
     for f in sorted(findings, key=lambda f: (f.line, f.column, f.code)):
+        if budget[0] <= 0:
+            src, lines = None, []
+        budget[0] -= 1
         kind = f.fix.applicability.value if f.fix is not None else None
         view.findings.append(FindingView(
             index=next(ids), code=f.code, rule_id=f.rule_id, severity=f.severity.label, line=f.line,
@@ -117,11 +123,10 @@ def build_context(run, ctx) -> dict:
     by_path = defaultdict(list)
     for f in run.findings:  # suppressed ones too: the page hides them until asked
         by_path[f.path].append(f)
-    files, ids = [], itertools.count(1)
-    for r in run.files:
+    files, ids, budget = [], itertools.count(1), [MAX_CODE_FRAMES]
+    for r in sorted(run.files, key=lambda r: repo_path(r.path, root)):
         if by_path.get(r.path) or r.changed or r.fixed or r.error is not None:
-            files.append(_file_view(r, by_path.get(r.path, []), sources, root, ids, ctx.show_fixes))
-    files.sort(key=lambda v: v.path)
+            files.append(_file_view(r, by_path.get(r.path, []), sources, root, ids, ctx.show_fixes, budget))
     engine = ctx.engine
     codes = sorted({f.code for f in run.findings} | {f.code for f in run.fixed})
     rules = [r for r in (engine.rule_by_code(c) for c in codes) if r is not None]
@@ -158,7 +163,7 @@ def build_context(run, ctx) -> dict:
         "errors": [(repo_path(e.path, root), e.reason) for e in run.errors],
         "pyg_light": codeview.pygments_css(".hl", "default"),
         "pyg_dark": codeview.pygments_css(".hl", "github-dark"),
-        "total_shown": sum(len(v.findings) for v in files),
+        "frames_cut": MAX_CODE_FRAMES if budget[0] < 0 else None,
     }
 
 

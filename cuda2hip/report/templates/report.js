@@ -12,6 +12,16 @@
   var totalEl = document.getElementById("total-count");
   var noMatch = document.getElementById("no-match");
 
+  // What the search box looks in: the finding's head line (severity, code, message, place)
+  // and its rule id, not the code around it.
+  function searchText(li) {
+    if (li._search === undefined) {
+      li._search = (li.querySelector(".finding-head").textContent + " " +
+        li.querySelector(".rule-id").textContent).toLowerCase();
+    }
+    return li._search;
+  }
+
   function checkedSeverities() {
     var out = {};
     form.querySelectorAll('input[name="severity"]').forEach(function (box) { out[box.value] = box.checked; });
@@ -31,7 +41,7 @@
         (!rule || li.dataset.rule === rule) &&
         (!file || li.dataset.file === file) &&
         (!isSuppressed || withSuppressed) &&
-        (!needle || li.dataset.search.indexOf(needle) !== -1);
+        (!needle || searchText(li).indexOf(needle) !== -1);
       li.hidden = !ok;
       if (ok) shown += 1;
     });
@@ -117,5 +127,8 @@
     });
   });
 
-  apply();
+  // The page is rendered unfiltered (suppressed findings hidden); filter only when the browser
+  // kept form values from an earlier visit.
+  if (form.querySelector('input[name="severity"]:not(:checked)') || ruleSel.value || fileSel.value ||
+      text.value || (suppressed && suppressed.checked)) apply();
 })();
