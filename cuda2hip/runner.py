@@ -94,7 +94,7 @@ def process_file(item: SourceFile, mode: Mode, settings: Settings, engine: Engin
             return result
         outcome = fix_source(
             source,
-            lambda s: fe.lint(s, rules, settings),
+            lambda s: fe.lint(s, rules, settings, validate=s is source),
             fe.parse_errors,
             allowed_applicabilities(settings.unsafe_fixes),
         )
