@@ -14,17 +14,21 @@ from cuda2hip.settings import Settings
 from cuda2hip.source import SourceText
 
 
-def calls(code: str):
+def nodes_of(code: str, kind: str):
+    """(data, nodes of `kind` in document order) of a snippet."""
     data = code.encode()
-    tree = parsing.parse("cuda", data)
     out = []
-    stack = [tree.root_node]
+    stack = [parsing.parse("cuda", data).root_node]
     while stack:
         n = stack.pop()
-        if n.type == "call_expression":
+        if n.type == kind:
             out.append(n)
         stack.extend(n.children)
     return data, sorted(out, key=lambda n: n.start_byte)
+
+
+def calls(code: str):
+    return nodes_of(code, "call_expression")
 
 
 def test_single_and_multi_metavariables():
@@ -46,16 +50,7 @@ def test_multi_metavariable_may_be_empty_and_fixed_elements_must_match():
 
 def test_repeated_metavariable_must_bind_same_text():
     p = Pattern("$A = $A + $B")
-    data = b"void f() { x = x + 1; y = z + 1; }"
-    tree = parsing.parse("cuda", data)
-    assigns = []
-    stack = [tree.root_node]
-    while stack:
-        n = stack.pop()
-        if n.type == "assignment_expression":
-            assigns.append(n)
-        stack.extend(n.children)
-    assigns.sort(key=lambda n: n.start_byte)
+    data, assigns = nodes_of("void f() { x = x + 1; y = z + 1; }", "assignment_expression")
     assert p.match(assigns[0], data) is not None
     assert p.match(assigns[1], data) is None
 
