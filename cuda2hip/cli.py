@@ -178,7 +178,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--format", "fmt", default="text", show_default=True, help="Output format: " + ", ".join(CORE_FORMATS) + " (and more; see docs).")
+@click.option("--format", "fmt", default="text", show_default=True, help="Output format: " + ", ".join(CORE_FORMATS) + " (see docs/reports.md).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to this file.")
 @statistics_option
 @click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
@@ -188,13 +188,14 @@ def main() -> None:
 @common_options
 def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
     """Report findings in PATHS (files or directories; default: the current directory)."""
-    from .report import baseline as baselines
     from .runner import Mode
 
     if fmt not in _formats():
         _fail(f"--format: {fmt!r} is not one of {', '.join(_formats())}")
     settings = _settings(opts)
     known = None
+    if baseline is not None or write_baseline is not None:
+        from .report import baseline as baselines
     if baseline is not None:
         try:
             known = baselines.read(baseline)
