@@ -6,7 +6,9 @@ import os
 import shutil
 from pathlib import Path
 
-from conftest import FIXTURES
+import pytest
+
+from conftest import FIXTURES, REFERENCE
 
 PROJECT = FIXTURES / "reports" / "project"
 EXPECTED = FIXTURES / "reports" / "expected"
@@ -27,3 +29,21 @@ def assert_golden(name: str, actual: str) -> None:
         path.write_text(actual, encoding="utf-8")
     expected = path.read_text(encoding="utf-8")
     assert actual == expected, f"{name} differs from the golden file (UPDATE_GOLDEN=1 rewrites it after review)"
+
+
+SARIF_SCHEMA = REFERENCE / "sarif" / "sarif-schema-2.1.0.json"
+
+
+def sarif_schema_errors(sarif: dict) -> list[str]:
+    """Errors of `sarif` against the OASIS SARIF 2.1.0 schema (read from shared/reference,
+    never copied into the project); skips the test where the schema is absent."""
+    import json
+
+    if not SARIF_SCHEMA.is_file():
+        pytest.skip(f"SARIF schema not found at {SARIF_SCHEMA} (shared/reference beside the checkout)")
+    from jsonschema import Draft4Validator
+
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    Draft4Validator.check_schema(schema)
+    errors = sorted(Draft4Validator(schema).iter_errors(sarif), key=lambda e: list(e.path))
+    return [f"{list(e.path)}: {e.message}" for e in errors]

@@ -8,7 +8,7 @@ import re
 from html.parser import HTMLParser
 
 from conftest import run_cli
-from report_helpers import SELECT, copy_project
+from report_helpers import SELECT, copy_project, sarif_schema_errors
 
 
 def _run(project, *args, expect=1):
@@ -138,3 +138,78 @@ def test_html_page_is_self_contained(tmp_path):
     # No reference to anything outside the page: no src= / stylesheet links / url() / @import.
     assert not re.search(r"""\s(src|srcset)\s*=|<link\b|@import|url\(\s*['"]?(https?:|//)""", page, re.I)
     assert '<a href="#rule-HIP102"' in page and 'id="rule-HIP102"' in page  # findings link to docs
+
+
+USER_RULES = {
+    "printf.yaml": """\
+code: USR501
+id: device-printf
+kind: pattern
+severity: info
+effort: medium
+summary: printf in a kernel
+message: "`printf` in device code: check the output buffer size on AMD"
+rule:
+  pattern: printf($$$A)
+fix:
+  applicability: unsafe
+  template: "(void)0"
+docs:
+  what: Flags printf calls.
+  why: Team rule.
+  references: ["team style guide"]
+""",
+    "sync.yaml": """\
+code: USR502
+id: device-sync-hint
+kind: pattern
+severity: hint
+effort: high
+summary: a global synchronisation
+message: "`$F` waits for the whole device"
+rule:
+  any: [{pattern: cudaDeviceSynchronize()}, {pattern: hipDeviceSynchronize()}]
+  has: {kind: identifier, regex: "Synchronize$", stopBy: end}
+fix:
+  applicability: display-only
+  template: "/* $F */"
+docs:
+  what: Flags device-wide synchronisation.
+  why: Team rule.
+  references: ["team style guide"]
+""",
+}
+
+
+def test_formats_handle_rules_of_any_kind_severity_and_effort(tmp_path):
+    """Rules the formats have never heard of (user rules: info / hint, medium / high effort,
+    unsafe and display-only fixes, no URL in the references) are counted alike everywhere."""
+    project = copy_project(tmp_path)
+    for name, text in USER_RULES.items():
+        (project / "team_rules").mkdir(exist_ok=True)
+        (project / "team_rules" / name).write_text(text)
+    (project / "cuda2hip.toml").write_text('rule-dirs = ["team_rules"]\nextend-select = ["USR"]\n')
+    (project / "src" / "more.cu").write_text(
+        '__global__ void k() { printf("x"); }\nvoid h() { cudaDeviceSynchronize(); printf("y"); }\n')
+    s = json.loads(_run(project, "check", "--format", "json", "src"))["summary"]
+    assert s["by_rule"]["USR501"] == 2 and s["by_rule"]["USR502"] == 1
+    assert s["by_severity"]["info"] == 2 and s["by_severity"]["hint"] == 1
+    # 2 medium (unsafe fix: still manual) + 1 high (display-only) + HIP102's three highs.
+    assert s["manual_work"]["minutes"] == 2 * 30 + 120 + 3 * 120
+    sarif_log = json.loads(_run(project, "check", "--format", "sarif", "src"))
+    sarif = sarif_log["runs"][0]
+    levels = [r["level"] for r in sarif["results"] if r["ruleId"].startswith("USR")]
+    assert sorted(levels) == ["note", "note", "note"]
+    usr = next(r for r in sarif["tool"]["driver"]["rules"] if r["id"] == "USR501")
+    assert "helpUri" not in usr and usr["defaultConfiguration"]["level"] == "note"
+    assert sarif["properties"]["summary"] == s
+    github = _run(project, "check", "--format", "github", "src")
+    assert not sarif_schema_errors(sarif_log)
+    assert github.count("::notice ") == 3
+    md = _run(project, "check", "--format", "markdown", "src")
+    assert "| `USR501` device-printf | 2 | info | medium |" in md
+    page = html_summary(_run(project, "check", "--format", "html", "src"))
+    assert page["by_rule.USR501"] == "2" and page["by_severity.hint"] == "1"
+    assert page["manual_work.minutes"] == str(s["manual_work"]["minutes"])
+    stats = json.loads(_run(project, "check", "--statistics", "--format", "json", "src"))
+    assert {r["code"]: r["count"] for r in stats} == s["by_rule"]
