@@ -8,6 +8,8 @@ suppression is not parsed at all: most Python files of a CUDA project need no li
 
 from __future__ import annotations
 
+import warnings
+
 from ..match.diagnostics import report_parse_recovery, settle_suppressions
 from ..match.engine import PARSE_RECOVERY, RuleSet
 from ..settings import Settings
@@ -92,10 +94,18 @@ def _report_syntax_error(ctx, rules: RuleSet, exc) -> None:
     if rule is None:
         return
     source = ctx.source
-    line = max(1, min(exc.raw_line, len(source.line_starts)))
-    start = source.line_starts[line - 1]
-    offset = start + len(source.line_text(line)[:exc.raw_column].encode("utf-8"))
-    reason = str(exc.message).rstrip(".")
+    line, column, reason = exc.raw_line, exc.raw_column, str(exc.message)
+    try:  # Python's own parser names the offending line more precisely than libcst's
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(source.data, source.path, "exec", dont_inherit=True)
+    except SyntaxError as err:
+        if err.lineno:
+            line, column, reason = err.lineno, max((err.offset or 1) - 1, 0), err.msg
+    except (ValueError, OverflowError):
+        pass
+    line = max(1, min(line, len(source.line_starts)))
+    offset = source.line_starts[line - 1] + len(source.line_text(line)[:column].encode("utf-8"))
     ctx.report(rule, offset, offset,
-               f"Python syntax error at line {line} ({reason}); the file was not checked",
+               f"Python syntax error at line {line} ({reason.rstrip('.')}); the file was not checked",
                data={"lines": [line]})

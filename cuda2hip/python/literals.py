@@ -17,8 +17,9 @@ _SIMPLE_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\
                    "r": "\r", "t": "\t", "v": "\v"}
 _OCTAL = re.compile(r"[0-7]{1,3}")
 _HEX = {"x": 2, "u": 4, "U": 8}
-# Stand-in for an f-string / str.format field: an identifier, so the C++ around it still parses.
-PLACEHOLDER = "_c2h_"
+# Stand-in for a computed part (f-string field, str.format field, non-literal operand): an
+# identifier, so the C++ around it still parses, with blanks so it never joins a neighbour.
+PLACEHOLDER = " _c2h_ "
 
 
 @dataclass

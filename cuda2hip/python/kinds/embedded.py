@@ -115,11 +115,19 @@ class EmbeddedCudaRule(PyRule):
                 fix=fix, extra=extra))
         if not_rewritten:
             start, end = ctx.module.span(expr)
-            why = st.how if not st.rewritable or st.literal is None else "literal"
-            if st.literal is not None and not st.exact:
-                why = "literal whose escape sequences cuda2hip cannot map exactly"
+            if st.literal is None:
+                why = f"built by {HOW.get(st.how, st.how)}"
+            elif not st.exact:
+                why = "a literal whose value cuda2hip cannot map back exactly"
+            else:
+                why = "escape sequences or quotes where the fix edits the literal"
             ctx.report(self, start, end, self.message(CALLEE=callee, HOW=why, COUNT=str(not_rewritten)),
                        data={"how": why, "fixes_not_applied": not_rewritten})
+
+
+HOW = {"f-string": "an f-string", "concatenation": "a `+` concatenation",
+       "implicit concatenation": "an implicit concatenation", "% formatting": "`%` formatting",
+       "str.format": "`str.format`"}
 
 
 def _lint_cuda(ctx, text: str):
