@@ -173,10 +173,10 @@ def test_cuda_suppressions_inside_the_kernel_text_work_too():
 
 
 def test_embedded_parse_errors_are_reported_at_python_lines():
-    code = HEAD + "k = cp.RawKernel('''\nint ok;\nvoid f( {\n''', 'k')\n"
+    code = HEAD + "k = cp.RawKernel('''\nint ok;\nint f(int a, int b) { return a + b; }\nvoid g( {\n''', 'k')\n"
     result = lint(code)[-1]
     rec = [f for f in result.findings if f.code == "HIP002"]
-    assert rec and rec[0].line == 4 and result.parse_errors > 0
+    assert rec and rec[0].line == 5 and result.parse_errors > 0
 
 
 def test_python_syntax_error_is_reported_not_raised():
@@ -194,3 +194,8 @@ def test_selection_applies_to_embedded_rules():
     code = HEAD + "k = cp.RawKernel('#include <cuda.h>\\ncudaFree(p);', 'k')\n"
     assert [c for c, *_ in codes(lint(code, select=("HIP600", "HIP100"))[-1])] == ["HIP100"]
     assert codes(lint(code, select=("HIP101",))[-1]) == []  # HIP600 off: embedded code not looked at
+
+
+def test_strings_that_are_not_cpp_at_all_are_skipped():
+    code = HEAD + "k = cp.RawKernel('see the README for how to build this: it is not code!', 'k')\n"
+    assert lint(code)[-1].findings == []

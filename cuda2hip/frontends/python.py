@@ -30,7 +30,9 @@ class PythonFrontend(Frontend):
     def __init__(self):
         self._last: tuple[RuleSet, Settings] | None = None
 
-    def lint(self, source: SourceText, rules: RuleSet, settings: Settings) -> LintResult:
+    def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
+             validate: bool = True) -> LintResult:
+        # A file Python cannot parse is reported (HIP002), not refused: `validate` changes nothing.
         # The fix loop asks `parse_errors` about candidate texts of the file it just linted;
         # embedded-source errors count too, and finding those needs the same rules.
         self._last = (rules, settings)

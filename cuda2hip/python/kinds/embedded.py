@@ -132,7 +132,7 @@ HOW = {"f-string": "an f-string", "concatenation": "a `+` concatenation",
 
 def _lint_cuda(ctx, text: str):
     from ...frontends.registry import frontend
-    from ...source import SourceText
+    from ...source import SourceError, SourceText
 
     rules = ctx.cache.get("_cuda_rules")
     if rules is None:
@@ -141,7 +141,10 @@ def _lint_cuda(ctx, text: str):
             return None, None
         rules = ctx.cache["_cuda_rules"] = engine.ruleset_for(ctx.path, "cuda")
     source = SourceText(path=ctx.path, data=text.encode("utf-8"))
-    return frontend("cuda").lint(source, rules, ctx.settings), rules
+    try:
+        return frontend("cuda").lint(source, rules, ctx.settings), rules
+    except SourceError:
+        return None, None  # not C/C++ at all (a file name, a message): nothing to check
 
 
 def _line_offset(text: str, line: int) -> int:
