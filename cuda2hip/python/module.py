@@ -21,7 +21,10 @@ class PyModule:
         self.data = data
         self.wrapper = md.MetadataWrapper(cst.parse_module(data), unsafe_skip_copy=True)
         self.tree = self.wrapper.module
-        self._spans = self.wrapper.resolve(md.ByteSpanPositionProvider)
+
+    @cached_property
+    def _spans(self):
+        return self.wrapper.resolve(md.ByteSpanPositionProvider)
 
     # -- positions ----------------------------------------------------------------------------
     def span(self, node: cst.CSTNode) -> tuple[int, int]:
@@ -39,6 +42,24 @@ class PyModule:
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self._parents.get(node)
+
+    @cached_property
+    def aliases(self) -> frozenset[str]:
+        """Every name bound by `as` anywhere in the file (a superset of import aliases)."""
+        import re
+
+        return frozenset(n.decode() for n in re.findall(rb"\bas\s+([A-Za-z_][A-Za-z0-9_]*)", self.data))
+
+    def may_name(self, node: cst.CSTNode, last_names: frozenset[str]) -> bool:
+        """Cheap test before qualified-name resolution: can `node` (a Name or Attribute) refer to
+        something whose last component is in `last_names`?"""
+        if isinstance(node, cst.Attribute):
+            name = node.attr.value
+        elif isinstance(node, cst.Name):
+            name = node.value
+        else:
+            return False
+        return name in last_names or name in self.aliases
 
     @cached_property
     def _qualified(self):
@@ -143,4 +164,17 @@ def _keyword_only(call: cst.Call, keyword: str) -> cst.Arg | None:
     for arg in call.args:
         if arg.keyword is not None and arg.keyword.value == keyword:
             return arg
+    return None
+
+
+def dict_entry(value: cst.BaseExpression, key: str, module: PyModule) -> cst.BaseExpression | None:
+    """The entry `key` of a dict display `{"key": v}` or a `dict(key=v)` call."""
+    if isinstance(value, cst.Dict):
+        for el in value.elements:
+            if isinstance(el, cst.DictElement) and string_value(module.resolve(el.key)) == key:
+                return el.value
+    if isinstance(value, cst.Call) and module.qualified_names(value.func) & {"builtins.dict", "dict"}:
+        for arg in value.args:
+            if arg.keyword is not None and arg.keyword.value == key:
+                return arg.value
     return None

@@ -3,6 +3,7 @@ bad rule file names its field), dispatch by libcst node type, and a cheap pre-fi
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import msgspec
@@ -49,18 +50,40 @@ class PyRule(CompiledRule):
         return False
 
 
+@lru_cache(maxsize=None)
+def _last_names(callees: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(c.rsplit(".", 1)[-1] for c in callees)
+
+
+def last_names(specs) -> frozenset[str]:
+    return _last_names(tuple(c for spec in specs for c in spec.callee))
+
+
 def callee_roots(specs) -> list[str]:
     """First components of the callees: the module a file must import for a call to match."""
     return sorted({name.split(".")[0] for spec in specs for name in spec.callee})
 
 
-def matching_specs(call, specs, module) -> list:
+def arguments(call, specs, module):
+    """(spec, matched callee, argument value) for each spec of `specs` whose callee `call` is
+    and whose argument (and dict `key`, if given) the call supplies."""
+    from ...python.module import call_argument, dict_entry
+
+    if not module.may_name(call.func, last_names(specs)):
+        return
     names = module.qualified_names(call.func)
     if not names:
-        return []
-    return [s for s in specs if names.intersection(s.callee)]
-
-
-def matched_callee(call, spec, module) -> str:
-    """The qualified name under which `call` matched `spec`."""
-    return min(module.qualified_names(call.func).intersection(spec.callee))
+        return
+    for spec in specs:
+        hit = names.intersection(spec.callee)
+        if not hit:
+            continue
+        arg = call_argument(call, spec.position, spec.keyword)
+        if arg is None:
+            continue
+        value = arg.value
+        if spec.key is not None:
+            value = dict_entry(module.resolve(value), spec.key, module)
+            if value is None:
+                continue
+        yield spec, min(hit), value

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from ...match.compiled import rule_kind
-from .base import CallArg, Params, PyRule, matched_callee, matching_specs
+from .base import CallArg, Params, PyRule, arguments
 
 
 class CommandParams(Params):
@@ -36,15 +36,11 @@ class CommandRule(PyRule):
     def visit(self, call, ctx):
         import libcst as cst
 
-        from ...python.module import call_argument
         from ...python.strings import text_of
 
         module = ctx.module
-        for spec in matching_specs(call, self.params.calls, module):
-            arg = call_argument(call, spec.position, spec.keyword)
-            if arg is None:
-                continue
-            value = module.resolve(arg.value)
+        for _, callee, value in arguments(call, self.params.calls, module):
+            value = module.resolve(value)
             if isinstance(value, (cst.List, cst.Tuple)):
                 first = next((e.value for e in value.elements if isinstance(e, cst.Element)), None)
                 if first is None:
@@ -63,4 +59,4 @@ class CommandRule(PyRule):
                 vs = len(st.text.value[:m.start("prog")].encode())
                 ve = len(st.text.value[:m.end("prog")].encode())
                 start, end = st.text.start(vs), st.text.end(ve)
-                ctx.report(self, start, end, self.message(PROGRAM=m.group("prog"), CALL=matched_callee(call, spec, module)))
+                ctx.report(self, start, end, self.message(PROGRAM=m.group("prog"), CALL=callee))

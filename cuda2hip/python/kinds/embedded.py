@@ -22,7 +22,7 @@ import msgspec
 from ...findings import Applicability, Edit, Fix
 from ...match.engine import PARSE_RECOVERY
 from ...match.compiled import rule_kind
-from .base import CallArg, Params, PyRule, callee_roots, matched_callee, matching_specs
+from .base import CallArg, Params, PyRule, arguments, callee_roots
 
 FRAGMENT_PREFIX = "void _c2h_fragment() {\n"
 FRAGMENT_SUFFIX = "\n;}\n"
@@ -48,14 +48,8 @@ class EmbeddedCudaRule(PyRule):
         return callee_roots(self.params.sources)
 
     def visit(self, call, ctx):
-        for spec in matching_specs(call, self.params.sources, ctx.module):
-            from ...python.module import call_argument
-
-            arg = call_argument(call, spec.position, spec.keyword)
-            if arg is None:
-                continue
-            callee = matched_callee(call, spec, ctx.module)
-            for expr in self._sources(arg.value, ctx.module):
+        for spec, callee, value in arguments(call, self.params.sources, ctx.module):
+            for expr in self._sources(value, ctx.module):
                 self._lint_source(expr, spec.role, callee, ctx)
 
     def _sources(self, expr, module, depth=4):

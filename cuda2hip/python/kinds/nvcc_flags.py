@@ -14,7 +14,7 @@ from typing import Literal
 
 from ...findings import Edit
 from ...match.compiled import rule_kind
-from .base import CallArg, Params, PyRule, callee_roots, matched_callee, matching_specs
+from .base import CallArg, Params, PyRule, arguments, callee_roots
 
 
 class FlagSpec(Params):
@@ -44,17 +44,8 @@ class NvccFlagsRule(PyRule):
         return callee_roots(self.params.lists)
 
     def visit(self, call, ctx):
-        from ...python.module import call_argument
-
         module = ctx.module
-        for spec in matching_specs(call, self.params.lists, module):
-            arg = call_argument(call, spec.position, spec.keyword)
-            if arg is None:
-                continue
-            value = _under_key(module.resolve(arg.value), spec.key, module) if spec.key else arg.value
-            if value is None:
-                continue
-            where = matched_callee(call, spec, module)
+        for _, where, value in arguments(call, self.params.lists, module):
             for flags in _lists(value, module):
                 key = ("nvcc-flags", self.code, module.span(flags))
                 if key not in ctx.cache:
@@ -115,23 +106,6 @@ class NvccFlagsRule(PyRule):
         desc = f"Use `{replacement}`" if replacement else ("Remove the flag" if edits else "")
         ctx.report(self, start, end, msg, edits=edits, applicability=spec.applicability if edits else None,
                    description=desc, data={"flag": flag, "value": value})
-
-
-def _under_key(value, key, module):
-    """The entry `key` of a dict display or `dict(key=...)` call."""
-    import libcst as cst
-
-    from ...python.module import string_value
-
-    if isinstance(value, cst.Dict):
-        for el in value.elements:
-            if isinstance(el, cst.DictElement) and string_value(module.resolve(el.key)) == key:
-                return el.value
-    if isinstance(value, cst.Call) and module.qualified_names(value.func) & {"builtins.dict", "dict"}:
-        for arg in value.args:
-            if arg.keyword is not None and arg.keyword.value == key:
-                return arg.value
-    return None
 
 
 def _lists(expr, module, depth: int = 6):

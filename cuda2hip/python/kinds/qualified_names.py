@@ -25,11 +25,17 @@ class QualifiedNameRule(PyRule):
     kinds = frozenset({"Attribute"})
     params_type = QualifiedNameParams
 
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        self.last = frozenset(n.rsplit(".", 1)[-1] for n in self.params.names)
+
     def file_needles(self):
-        return sorted({n.rsplit(".", 1)[-1] for n in self.params.names})
+        return sorted({n.split(".")[0] for n in self.params.names})
 
     def visit(self, node, ctx):
         module = ctx.module
+        if not module.may_name(node, self.last):
+            return
         hits = module.qualified_names(node).intersection(self.params.names)
         if not hits:
             return
