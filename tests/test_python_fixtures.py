@@ -189,3 +189,13 @@ def test_pre_commit_style_single_file_run_does_not_import_libcst(tmp_path):
             "print('LIBCST', 'libcst' in sys.modules)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)
     assert "LIBCST False" in r.stdout, r.stdout + r.stderr
+
+
+def test_directory_run_covers_cuda_and_python_files(tmp_path):
+    (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\n")
+    (tmp_path / "k.py").write_text("import cupy as cp\nk = cp.RawKernel('cudaFree(p);', 'k')\n")
+    r = run_cli("check", "--format", "concise", ".", cwd=tmp_path)
+    assert r.returncode == 1
+    assert "a.cu:1:10: HIP100" in r.stdout and "k.py:2:19: HIP101" in r.stdout, r.stdout
+    r = run_cli("fix", ".", cwd=tmp_path)
+    assert (tmp_path / "k.py").read_text() == "import cupy as cp\nk = cp.RawKernel('hipFree(p);', 'k')\n"
