@@ -10,6 +10,7 @@ from pathlib import Path
 
 DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
     "cuda": (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl"),
+    "python": (".py",),
 }
 
 
