@@ -11,8 +11,8 @@ import tree_sitter as ts
 from ...findings import Edit
 from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
-from .cuda_ast import (callee, callee_name, call_args, capture, enclosing_function, find_declaration,
-                       function_body, line_of, named, text, thread_taint, type_text, walk)
+from .cuda_ast import (callee, callee_name, call_args, capture, enclosing_function, find_declaration, line_of,
+                       text, thread_taint, type_text, walk)
 
 BARRIERS = frozenset({"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"})
 LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})

@@ -15,7 +15,7 @@ from ...findings import Edit
 from ..api_tables import version_tuple
 from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
-from .cuda_ast import call_args, callee, callee_name, capture, launch_config, line_of, named, text, walk
+from .cuda_ast import call_args, callee_name, capture, launch_config, line_of, named, text, walk
 
 # nvcc setting -> hip-clang flag. nvcc: `--default-stream {legacy|null|per-thread}` ('null' is
 # a deprecated alias for 'legacy', `nvcc --help`); defining CUDA_API_PER_THREAD_DEFAULT_STREAM
