@@ -10,6 +10,8 @@ from pathlib import Path
 
 DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
     "cuda": (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl"),
+    "cmake": ("CMakeLists.txt", ".cmake"),
+    "make": ("Makefile", "makefile", "GNUmakefile", ".mk"),
 }
 
 
