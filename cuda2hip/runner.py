@@ -54,6 +54,7 @@ class RunResult:
     files: list[FileResult]
     errors: list[FileError]  # discovery errors and per-file errors
     mode: Mode
+    baselined: int = 0  # findings dropped because a --baseline file lists them
 
     @property
     def findings(self) -> list[Finding]:
