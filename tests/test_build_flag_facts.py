@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 import yaml
@@ -43,8 +42,10 @@ def hip_compile(tmp_path):
     def compile_(source: str, *flags: str) -> subprocess.CompletedProcess:
         src = tmp_path / "t.hip"
         src.write_text(source)
+        # cwd: -save-temps writes its intermediate files into the working directory
         return subprocess.run([exe, "--offload-arch=gfx90a", *flags, "-c", str(src), "-o", str(tmp_path / "t.o")],
-                              capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"))
+                              capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"),
+                              cwd=tmp_path)
 
     return compile_
 
