@@ -169,7 +169,6 @@ class CMakeWordsRule(_BuildRule):
                 self.names[name] = (value.get("replace"), value.get("note", ""))
             else:
                 self.names[name] = (value, "")
-        self.literals = ()
 
     def visit(self, node, ctx):
         cmd = command_of(node, ctx.data)

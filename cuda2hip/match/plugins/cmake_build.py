@@ -118,6 +118,26 @@ def _covered_sources(ctx) -> set[str]:
     return cache[key]
 
 
+GLOB_KEYWORDS = frozenset({"LIST_DIRECTORIES", "true", "false", "RELATIVE", "CONFIGURE_DEPENDS", "FOLLOW_SYMLINKS"})
+
+
+def _glob_of_cu(cmd: Command) -> tuple[str, bool] | None:
+    """(`${VAR}`, whether every pattern names .cu files) of file(GLOB VAR ...) with .cu patterns."""
+    texts = cmd.values()
+    if cmd.name != "file" or len(texts) < 3 or texts[0] not in ("GLOB", "GLOB_RECURSE"):
+        return None
+    patterns, skip = [], False
+    for t in texts[2:]:
+        if skip:
+            skip = False
+        elif t == "RELATIVE":
+            skip = True
+        elif t not in GLOB_KEYWORDS:
+            patterns.append(t)
+    cu = [p for p in patterns if p.endswith(".cu")]
+    return (f"${{{texts[1]}}}", len(cu) == len(patterns)) if cu else None
+
+
 def cu_sources(cmd: Command) -> list[Argument]:
     first = 2 if cmd.name == "list" else 1
     if cmd.name == "list" and cmd.values()[:1] not in (["APPEND"], ["PREPEND"], ["INSERT"]):
@@ -131,14 +151,24 @@ def cmake_cu_language(match, ctx, rule):
     the LANGUAGE HIP source property (set_source_files_properties) or they are not compiled."""
     cmd: Command = match.command
     covered = _covered_sources(ctx)
-    missing = [a for a in cu_sources(cmd) if a.text not in covered]
-    if not missing or match.argument.index != missing[0].index:
-        return False  # one finding per command, at its first uncovered source
-    names = " ".join(_arg_source(ctx, a) for a in missing)
+    if cmd.name == "file":
+        found = _glob_of_cu(cmd)
+        last_cu = max(a.index for a in cmd.args if a.text.endswith(".cu"))
+        if found is None or found[0] in covered or match.argument.index != last_cu:
+            return False
+        if not found[1]:
+            return None  # .cu and other sources in one glob: only the user can split them
+        names, shown = found[0], found[0]
+    else:
+        missing = [a for a in cu_sources(cmd) if a.text not in covered]
+        if not missing or match.argument.index != missing[0].index:
+            return False  # one finding per command, at its first uncovered source
+        names = " ".join(_arg_source(ctx, a) for a in missing)
+        shown = ", ".join(a.text for a in missing)
     indent = line_indent(ctx.data, cmd.start)
     text = f"\n{indent}set_source_files_properties({names} PROPERTIES LANGUAGE HIP)"
     return BuiltFix([Edit(cmd.end, cmd.end, text)],
-                    message=rule.message(COMMAND=cmd.name, SOURCES=", ".join(a.text for a in missing)),
+                    message=rule.message(COMMAND=cmd.name, SOURCES=shown),
                     description="Set LANGUAGE HIP on the .cu sources")
 
 
