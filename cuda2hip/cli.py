@@ -48,6 +48,9 @@ def common_options(fn):
         click.option("--ignore", help="Codes not to run."),
         click.option("--fail-on", type=click.Choice(SEVERITIES), help="Lowest severity that makes the exit code 1 (default: warning)."),
         click.option("--target-rocm", metavar="X.Y", help="Map only to HIP APIs that exist in this ROCm version."),
+        click.option("--offload-arch", "offload_arch", multiple=True, metavar="GFX",
+                     help="AMD GPU target(s) for build files (e.g. gfx942; repeat or comma-separate): "
+                          "replaces CUDA architectures, which cannot be mapped automatically."),
         click.option("--experimental", is_flag=True, default=None, help="Allow mappings the tables mark experimental."),
         click.option("--roc", "library_profile", flag_value="roc", default=None, help="Map libraries to roc* (rocBLAS, ...) instead of hip* (hipBLAS, ...)."),
         click.option("--kernel-launch", type=click.Choice(["keep", "hip"]), default=None, help="Keep <<<...>>> launches (default) or convert them to hipLaunchKernelGGL."),
@@ -84,6 +87,7 @@ def _settings(opts: dict):
         settings.target_rocm = v
     if opts.get("experimental"):
         settings.experimental = True
+    _offload_archs(settings, opts.get("offload_arch") or ())
     if opts.get("library_profile"):
         settings.library_profile = opts["library_profile"]
     if opts.get("kernel_launch"):
@@ -99,6 +103,17 @@ def _settings(opts: dict):
     if opts.get("unsafe_fixes"):
         settings.unsafe_fixes = True
     return settings
+
+
+def _offload_archs(settings, given) -> None:
+    from .buildsys.arch import OFFLOAD_ARCH, offload_archs
+
+    build = settings.extra.setdefault("build", {})
+    if given:
+        build["offload-arch"] = [a for g in given for a in g.split(",") if a.strip()]
+    for arch in offload_archs(settings):
+        if not OFFLOAD_ARCH.match(arch):
+            _fail(f"offload-arch: {arch!r} is not an AMD GPU target like gfx942 or gfx90a:xnack+")
 
 
 def _engine(settings):

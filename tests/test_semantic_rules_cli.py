@@ -104,3 +104,14 @@ def test_warp_sync_rules_follow_target_rocm(cli, tmp_path, target, code, expect)
         assert "-DHIP_ENABLE_WARP_SYNC_BUILTINS" in msg
     if target == "5.2":
         assert "has no `_sync` warp functions" in [f["message"] for f in found if f["code"] == "HIP403"][0]
+
+
+def test_default_stream_mapping_agrees_with_the_build_flag_table():
+    """The source rules (HIP302) and the build-file flag rules must map nvcc's setting alike."""
+    import yaml
+
+    from conftest import ROOT
+
+    table = yaml.safe_load((ROOT / "rules" / "build" / "data" / "nvcc-flags.yaml").read_text())
+    entry = next(e for e in table if "--default-stream" in e["names"])
+    assert entry["values"] == DEFAULT_STREAM_FLAGS

@@ -121,11 +121,11 @@ class Engine:
         key = (language, ignored)
         rs = self._sets.get(key)
         if rs is None:
-            rules = [r for r in self.compiled.get(language, []) if r.code not in ignored]
-            # Engine diagnostics (unused suppression, parse recovery, reverted fix) serve every
-            # language, whatever language their rule file names.
-            rules += [r for lang, rs in self.compiled.items() if lang != language for r in rs
-                      if r.rule.kind == "diagnostic" and r.code not in ignored]
+            # Engine diagnostics (unused suppressions, parse recovery, reverted fixes) serve
+            # every language, whatever language their YAML names.
+            shared = [r for lang, rs in self.compiled.items() if lang != language
+                      for r in rs if r.rule.kind == "diagnostic"]
+            rules = [r for r in self.compiled.get(language, []) + shared if r.code not in ignored]
             rs = RuleSet(rules, self.known_codes, self.selected_codes - ignored, self)
             self._sets[key] = rs
         return rs
