@@ -16,7 +16,7 @@ COLUMNS = (
     "hip", "kind", "library", "section",
     "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_changed", "hip_removed", "experimental",
-    "roc", "note",
+    "roc", "roc_added", "roc_removed", "roc_experimental", "note",
 )
 
 
@@ -35,8 +35,17 @@ class ApiEntry(NamedTuple):
     hip_changed: str
     hip_removed: str
     experimental: bool
-    roc: str | None  # the roc* library name (rocBLAS, ...), where the tables give one
+    roc: str | None  # the roc*/MIOpen name (rocBLAS, ...), where the tables give one
+    roc_added: str
+    roc_removed: str
+    roc_experimental: bool
     note: str
+
+    @classmethod
+    def inline(cls, cuda: str, hip: str | None, kind: str = "name", library: str = "user") -> "ApiEntry":
+        """An entry of a rule's inline `names:` map (no version information)."""
+        return cls(cuda, hip, kind, library, "", "", "", "", "", "", "", "", "", False, None, "", "",
+                   False, "")
 
 
 @lru_cache(maxsize=None)
@@ -59,6 +68,13 @@ def resolve_tables(rule_path: str, tables: list[str]) -> list[str]:
             raise ValueError(f"field `tables`: {t!r} not found (looked in {base})")
         out.append(str(p))
     return out
+
+
+def all_table_paths() -> list[str]:
+    """Every generated table of the built-in rules (for rules that must know all CUDA names)."""
+    from ..rulebook.loader import builtin_rules_dir
+
+    return sorted(str(p) for p in (Path(builtin_rules_dir()) / "api" / "data").glob("*.json"))
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
