@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..findings import Edit, Severity
+from ..findings import Edit
 from .api_tables import ApiEntry, all_table_paths, load_table, resolve_tables, version_tuple
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .defined_names import file_definitions
@@ -204,77 +204,6 @@ class UnmappedRule(_TableRule):
         ctx.report(self, start, end, msg, data={"reason": res.reason, "library": entry.library})
 
 
-@lru_cache(maxsize=1)
-def _all_table_names() -> frozenset[bytes]:
-    names: set[bytes] = set()
-    for path in all_table_paths():
-        names.update(load_table(path))
-    return frozenset(names)
-
-
-@rule_kind("unknown-cuda-name")
-class UnknownNameRule(CompiledRule):
-    """CUDA-looking identifiers that no name table knows. Merged into NameTables, which calls
-    `miss` for names none of the run's tables matched."""
-
-    kinds = IDENTIFIER_KINDS
-    wants_tokens = True
-
-    def __init__(self, rule, settings):
-        super().__init__(rule, settings)
-        self.known = _all_table_names()
-
-    @classmethod
-    def combine(cls, rules):
-        return NameTables.for_rules(rules)
-
-    def applies_to_fragments(self) -> bool:
-        return False
-
-    def visit(self, node, ctx):
-        self.miss(ctx.data[node.start_byte:node.end_byte], node.start_byte, node.end_byte, ctx, node)
-
-    def token(self, start, end, name, ctx):
-        self.miss(name, start, end, ctx, None)
-
-    def miss(self, name: bytes, start: int, end: int, ctx, node) -> None:
-        if name in self.known:
-            return
-        if not CUDA_LOOKING.match(name):
-            if name == b"cuda" and is_namespace_use(ctx, node, start, end):
-                self._report(ctx, start, end, name, "the `cuda::` namespace (libcu++, CUDA C++ APIs) is "
-                             "in no CUDA -> HIP table")
-            return
-        if name.decode("utf-8", "replace") in ctx.options(self).get("ignore_names", ()):
-            return
-        defs = file_definitions(ctx)
-        if name in defs:
-            if defs[name] == ctx.base + start:
-                self._report(ctx, start, end, name, "a project name that looks like a CUDA name; it is not "
-                             "renamed", severity=Severity.INFO)
-            return
-        if name in _included_definitions(ctx):
-            return
-        self._report(ctx, start, end, name, "in no CUDA -> HIP table (HIPIFY's tables, CUDA 12.6 / ROCm "
-                     "6.3): check it by hand")
-
-    def _report(self, ctx, start, end, name, reason, severity=None):
-        text = name.decode("utf-8", "replace")
-        ctx.report(self, start, end, self.message(NAME=text, REASON=reason), severity=severity,
-                   data={"reason": reason})
-
-
-def _included_definitions(ctx) -> frozenset[bytes]:
-    root = ctx.file_context
-    got = root.cache.get("_included_definitions")
-    if got is None:
-        from ..include_graph import included_definitions
-
-        got = root.cache["_included_definitions"] = included_definitions(
-            root.source.path, root.source.data, root.settings.root)
-    return got
-
-
 class NameTables(CompiledRule):
     """One visitor for every name-table rule of a rule set (see module docstring)."""
 
@@ -290,7 +219,8 @@ class NameTables(CompiledRule):
             for name, entry in getattr(r, "entries", {}).items():
                 merged.setdefault(name, []).append((r, entry))
         self.index = {k: tuple(v) for k, v in merged.items()}
-        self.unknown = [r for r in rules if isinstance(r, UnknownNameRule)]
+        # rules that want the names no table of this set matched (see leftovers.py)
+        self.unknown = [r for r in rules if hasattr(r, "miss")]
 
     _cache: dict[tuple[int, ...], "NameTables"] = {}
 
