@@ -108,15 +108,14 @@ def included_definitions(path: str, data: bytes, root: Path) -> frozenset[bytes]
     return frozenset(names)
 
 
-def includes_reaching(path: str, data: bytes, root: Path, wanted: re.Pattern) -> bool:
-    """Whether a header included (transitively, through project headers) has a line matching
-    `wanted` (e.g. an include of the HIP runtime)."""
+def includes_reaching(path: str, data: bytes, root: Path, wanted) -> bool:
+    """Whether a project header included (transitively) satisfies `wanted(header_bytes)`."""
     p = Path(path)
     root = root.resolve()
     direct = local_includes(p, data, root)
     for header in [*direct, *closure(direct, root)]:
         try:
-            if wanted.search(header.read_bytes()):
+            if wanted(header.read_bytes()):
                 return True
         except OSError:
             continue

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .. import parse as parsing
 from ..findings import Edit
 from .api_tables import load_table, resolve_tables
 from .compiled import CompiledRule, RuleCompileError, rule_kind
@@ -62,7 +63,7 @@ class RuntimeIncludeRule(CompiledRule):
             return
         from ..include_graph import includes_reaching
 
-        if includes_reaching(ctx.path, data, ctx.settings.root, _RUNTIME_INCLUDE):
+        if includes_reaching(ctx.path, data, ctx.settings.root, self._covers):
             return
         start, end, what = use
         pos = self._insertion_point(ctx)
@@ -71,6 +72,16 @@ class RuntimeIncludeRule(CompiledRule):
             text = "\n" + text
         ctx.report(self, start, end, self.message(USE=what, HEADER=self.header),
                    edits=[Edit(pos, pos, text)], description=f"Include <{self.header}>")
+
+    @lru_cache(maxsize=64)
+    def _covers(self, header: bytes) -> bool:
+        """A project header provides the runtime if it includes it, or will get the include
+        from this rule in the same run (so the answer does not depend on the order files are
+        fixed in)."""
+        if _RUNTIME_INCLUDE.search(header):
+            return True
+        tree = parsing.parse("cuda", header)
+        return self._first_use(_Text(header, tree)) is not None
 
     def _in_code(self, ctx, start: int, end: int) -> bool:
         node = ctx.tree.root_node.descendant_for_byte_range(start, end)
@@ -115,6 +126,13 @@ class RuntimeIncludeRule(CompiledRule):
                 if c.type != "comment" and c != guard:
                     break
         return _line_start(text, first.start_byte)
+
+
+class _Text:
+    """The part of a FileContext that `_first_use` reads, for a header on disk."""
+
+    def __init__(self, data: bytes, tree):
+        self.data, self.tree = data, tree
 
 
 def _line_end(data: bytes, pos: int) -> int:
