@@ -42,9 +42,10 @@ class ApiEntry(NamedTuple):
     note: str
 
     @classmethod
-    def inline(cls, cuda: str, hip: str | None, kind: str = "name", library: str = "user") -> "ApiEntry":
-        """An entry of a rule's inline `names:` map (no version information)."""
-        return cls(cuda, hip, kind, library, "", "", "", "", "", "", "", "", "", False, None, "", "",
+    def inline(cls, cuda: str, hip: str | None, kind: str = "name", library: str = "user",
+               hip_added: str = "") -> "ApiEntry":
+        """An entry of a rule's inline `names:` map."""
+        return cls(cuda, hip, kind, library, "", "", "", "", "", hip_added, "", "", "", False, None, "", "",
                    False, "")
 
 

@@ -105,7 +105,8 @@ class _TableRule(CompiledRule):
         params = rule.params or {}
         kind = params.get("names_kind", "name")
         for cuda, hip in (rule.names or {}).items():
-            self.entries[cuda.encode()] = ApiEntry.inline(cuda, hip, kind, params.get("library", "user"))
+            self.entries[cuda.encode()] = ApiEntry.inline(cuda, hip, kind, params.get("library", "user"),
+                                                          str(params.get("hip_added", "")))
         self.target = version_tuple(settings.target_rocm) if settings.target_rocm else None
         self._resolved: dict[str, Resolution] = {}
 
