@@ -79,9 +79,12 @@ def all_table_paths() -> list[str]:
 
 
 def version_tuple(text: str) -> tuple[int, ...]:
+    """`"5.2.0"` -> (5, 2): trailing zeros dropped, so that 5.2 and 5.2.0 compare equal."""
     parts = []
     for piece in text.split("."):
         if not piece.isdigit():
             break
         parts.append(int(piece))
+    while parts and parts[-1] == 0:
+        parts.pop()
     return tuple(parts)

@@ -93,6 +93,9 @@ class UnknownNameRule(CompiledRule):
 
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+# Library names in prose ("CUDA error: %s") are no API names.
+_PROSE = frozenset({b"CUDA", b"Cuda", b"CUBLAS", b"CURAND", b"CUFFT", b"CUSPARSE", b"CUSOLVER", b"CUDNN",
+                    b"NVRTC", b"CUDART"})
 _STRING_KINDS = frozenset({"string_literal", "raw_string_literal", "concatenated_string"})
 
 
@@ -119,7 +122,7 @@ class StringNamesRule(CompiledRule):
     def _scan(self, data: bytes, start: int, end: int, ctx) -> None:
         for m in _WORD.finditer(data, start, end):
             word = m.group()
-            if not CUDA_LOOKING.match(word):
+            if not CUDA_LOOKING.match(word) or word in _PROSE:
                 continue
             entry = self.known.get(word)
             hint = f" (HIP: `{entry.hip}`)" if entry is not None and entry.hip and entry.hip != entry.cuda else ""
