@@ -64,8 +64,11 @@ class _Ignores:
 
 
 def _display(path: Path) -> Path:
+    """The path as the user wrote it; absolute paths inside the working directory shortened."""
+    if not path.is_absolute():
+        return path
     try:
-        return Path(os.path.relpath(path))
+        return path.relative_to(Path.cwd())
     except ValueError:
         return path
 

@@ -54,6 +54,7 @@ class RunResult:
     files: list[FileResult]
     errors: list[FileError]  # discovery errors and per-file errors
     mode: Mode
+    baselined: int = 0  # findings dropped because a --baseline file lists them
 
     @property
     def findings(self) -> list[Finding]:
@@ -87,20 +88,20 @@ def process_file(item: SourceFile, mode: Mode, settings: Settings, engine: Engin
     result = FileResult(path=path, language=item.language)
     try:
         source = SourceText.read(item.path)
+        fe = frontend(item.language)
+        rules = engine.ruleset_for(path, item.language)
+        if mode is Mode.CHECK:
+            result.findings = fe.lint(source, rules, settings).findings
+            return result
+        outcome = fix_source(
+            source,
+            lambda s: fe.lint(s, rules, settings, validate=s is source),
+            fe.parse_errors,
+            allowed_applicabilities(settings.unsafe_fixes),
+        )
     except SourceError as exc:
         result.error = FileError(path, exc.reason)
         return result
-    fe = frontend(item.language)
-    rules = engine.ruleset_for(path, item.language)
-    if mode is Mode.CHECK:
-        result.findings = fe.lint(source, rules, settings).findings
-        return result
-    outcome = fix_source(
-        source,
-        lambda s: fe.lint(s, rules, settings),
-        fe.parse_errors,
-        allowed_applicabilities(settings.unsafe_fixes),
-    )
     result.findings = outcome.remaining
     result.converged = outcome.converged
     for f in outcome.fixed:

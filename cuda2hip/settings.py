@@ -10,6 +10,9 @@ from pathlib import Path
 
 DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
     "cuda": (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl"),
+    "python": (".py",),
+    "cmake": ("CMakeLists.txt", ".cmake"),
+    "make": ("Makefile", "makefile", "GNUmakefile", ".mk"),
 }
 
 

@@ -22,7 +22,11 @@ class LintResult:
 class Frontend:
     language: str = ""
 
-    def lint(self, source: SourceText, rules: RuleSet, settings: Settings) -> LintResult:
+    def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
+             validate: bool = True) -> LintResult:
+        """Findings of one file. With `validate`, input that is not this language at all raises
+        SourceError; the fix loop lints its own candidates with validate=False (a candidate that
+        got worse is rejected by its parse-error count instead)."""
         raise NotImplementedError
 
     def parse_errors(self, source: SourceText) -> int:

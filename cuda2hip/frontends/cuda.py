@@ -18,7 +18,7 @@ from ..match.context import FileContext
 from ..match.diagnostics import report_parse_recovery, settle_suppressions
 from ..match.engine import RuleSet
 from ..settings import Settings
-from ..source import SourceText
+from ..source import SourceError, SourceText
 from ..suppress import parse_directives
 from .base import Frontend, LintResult
 
@@ -86,11 +86,38 @@ def run_macro_bodies(ctx: FileContext, rules: RuleSet) -> None:
         run_rules(frag, fragment_rules)
 
 
+# Share of a file's non-blank bytes that may sit directly in ERROR nodes before the file is
+# taken for something that is not C/C++/CUDA at all (prose, YAML, a shell script). Real CUDA
+# with recoverable errors stays far below: tree-sitter keeps parsing the code inside an ERROR.
+UNPARSEABLE_SHARE = 0.5
+
+
+def unparseable_share(tree: ts.Tree, data: bytes) -> float:
+    """Bytes of tokens that tree-sitter could not place in any construct / non-blank bytes."""
+    if not tree.root_node.has_error:
+        return 0.0
+    total = len(data) - sum(data.count(ws) for ws in (b" ", b"\t", b"\n", b"\r"))
+    if total <= 0:
+        return 0.0
+    bad = 0
+    for err in parsing.error_nodes(tree, LANGUAGE):
+        if err.type != "ERROR":
+            continue
+        bad += sum(c.end_byte - c.start_byte for c in err.children
+                   if c.child_count == 0 and c.type != "comment")
+    return bad / total
+
+
 class CudaFrontend(Frontend):
     language = LANGUAGE
 
-    def lint(self, source: SourceText, rules: RuleSet, settings: Settings) -> LintResult:
+    def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
+             validate: bool = True) -> LintResult:
         tree = parsing.parse(LANGUAGE, source.data)
+        share = unparseable_share(tree, source.data) if validate else 0.0
+        if share >= UNPARSEABLE_SHARE:
+            raise SourceError(source.path, f"does not parse as C/C++/CUDA ({share:.0%} of it fits no "
+                                           "construct); left untouched")
         ctx = FileContext(source=source, tree=tree, language=LANGUAGE, settings=settings)
         active = rules.active(source.data)
         has_directives = b"cuda2hip:" in source.data

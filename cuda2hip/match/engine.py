@@ -23,10 +23,14 @@ FIX_REVERTED = "fix-reverted"
 class RuleSet:
     """The rules that run on one file of one language."""
 
-    def __init__(self, rules: list[CompiledRule], known_codes: set[str], selected_codes: set[str]):
+    def __init__(self, rules: list[CompiledRule], known_codes: set[str], selected_codes: set[str],
+                 engine: "Engine | None" = None):
         self.rules = rules
         self.known_codes = known_codes
         self.selected_codes = selected_codes
+        # The engine that made this set: frontends of embedding languages (Python) get the rule
+        # set of the embedded language (CUDA) from it.
+        self.engine = engine
         self.by_id = {r.id: r for r in rules}
         self.by_code = {r.code: r for r in rules}
 
@@ -70,10 +74,11 @@ class RuleSet:
         keep = [r for r in self.rules if all(lit.encode() in data for lit in r.literals)]
         if len(keep) == len(self.rules):
             return self
-        return RuleSet(keep, self.known_codes, self.selected_codes)
+        return RuleSet(keep, self.known_codes, self.selected_codes, self.engine)
 
     def without(self, codes: set[str]) -> "RuleSet":
-        return RuleSet([r for r in self.rules if r.code not in codes], self.known_codes, self.selected_codes)
+        return RuleSet([r for r in self.rules if r.code not in codes], self.known_codes, self.selected_codes,
+                       self.engine)
 
 
 class Engine:
@@ -132,8 +137,12 @@ class Engine:
         key = (language, ignored)
         rs = self._sets.get(key)
         if rs is None:
-            rules = [r for r in self.compiled.get(language, []) if r.code not in ignored]
-            rs = RuleSet(rules, self.known_codes, self.selected_codes - ignored)
+            # Engine diagnostics (unused suppressions, parse recovery, reverted fixes) serve
+            # every language, whatever language their YAML names.
+            shared = [r for lang, rs in self.compiled.items() if lang != language
+                      for r in rs if r.rule.kind == "diagnostic"]
+            rules = [r for r in self.compiled.get(language, []) + shared if r.code not in ignored]
+            rs = RuleSet(rules, self.known_codes, self.selected_codes - ignored, self)
             self._sets[key] = rs
         return rs
 
