@@ -142,7 +142,10 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
     # Compile in the parent first: rule errors surface once, before any worker starts.
     _ = engine.compiled
     files, errors = discover(paths, settings)
-    files = with_local_headers(files, settings)
+    if mode is not Mode.CHECK:
+        # `fix` migrates the project headers the named sources include; `check` reports on the
+        # files it is given (pre-commit passes the changed files only).
+        files = with_local_headers(files, settings)
     results = run_files(files, settings, mode, engine)
     errors = errors + [r.error for r in results if r.error is not None]
     return RunResult(results, errors, mode)

@@ -42,6 +42,9 @@ PRECEDENCE = ["runtime", "driver", "device", "rtc", "complex", "cublas", "curand
 # (library, cuda, hip, section, cuda_added, hip_added, source)
 ROCM_10_1 = ("ROCm 10.1 release notes, as summarised in shared/DOMAIN-FACTS.md ('Newer ROCm "
              "facts') and the tables' README")
+WARP_SYNC = ("shared/DOMAIN-FACTS.md 'Warp intrinsics': the _sync shuffles are opt-in from ROCm 6.2 "
+             "(-DHIP_ENABLE_WARP_SYNC_BUILTINS) and on by default from ROCm 7.0, with a 64-bit mask "
+             "(clr amd_warp_sync_functions.h)")
 _RT, _DRV = "Data types used by CUDA Runtime", "CUDA Driver Data Types"
 HAND_ADDED = [
     ("runtime", "cudaMemLocationTypeHostNuma", "hipMemLocationTypeHostNuma", _RT, "12.2", "10.1.0", ROCM_10_1),
@@ -52,6 +55,8 @@ HAND_ADDED = [
     ("driver", "CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT", "hipMemLocationTypeHostNumaCurrent", _DRV, "12.2",
      "10.1.0", ROCM_10_1),
     ("cufile", "cuFileReadAsync", "hipFileReadAsync", "cuFile API functions", "", "10.1.0", ROCM_10_1),
+    *[("device", name, name, "Device Functions", "", "7.0.0", WARP_SYNC)
+      for name in ("__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")],
     ("cufile", "cuFileWriteAsync", "hipFileWriteAsync", "cuFile API functions", "", "10.1.0", ROCM_10_1),
 ]
 

@@ -29,6 +29,18 @@ def all_table_entries() -> dict[bytes, ApiEntry]:
     return out
 
 
+def _outermost(ctx, node, start: int) -> bool:
+    """`cuda::std::...`, not a project's or library's own nested namespace (`at::cuda::...`)."""
+    if node is None:
+        return not ctx.data[max(0, start - 8):start].rstrip().endswith(b"::")
+    parent = node.parent
+    if parent is not None and parent.type == "qualified_identifier":
+        grand = parent.parent
+        if grand is not None and grand.type == "qualified_identifier" and grand.child_by_field_name("name") == parent:
+            return False
+    return True
+
+
 def _included_definitions(ctx) -> frozenset[bytes]:
     root = ctx.file_context
     got = root.cache.get("_included_definitions")
@@ -68,7 +80,7 @@ class UnknownNameRule(CompiledRule):
         if name in self.known:
             return
         if not CUDA_LOOKING.match(name):
-            if name == b"cuda" and is_namespace_use(ctx, node, start, end):
+            if name == b"cuda" and is_namespace_use(ctx, node, start, end) and _outermost(ctx, node, start):
                 self._report(ctx, start, end, name, "the `cuda::` namespace (libcu++ and CUDA C++ APIs) is "
                              "in no CUDA -> HIP table; port these uses by hand")
             return

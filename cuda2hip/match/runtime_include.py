@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 
 from .. import parse as parsing
 from ..findings import Edit
@@ -55,6 +56,10 @@ class RuntimeIncludeRule(CompiledRule):
         return False
 
     def run_file(self, ctx):
+        if ctx.settings.language_for(Path(ctx.path)) != "cuda":
+            # CUDA text embedded in another file (a CuPy/torch kernel string): compiled by
+            # hipRTC/torch with its own headers, not by including the runtime header.
+            return
         data = ctx.data
         if _RUNTIME_INCLUDE.search(data):
             return
