@@ -238,8 +238,9 @@ class NameTables(CompiledRule):
         return False
 
     def visit(self, node, ctx):
-        start, end = node.start_byte, node.end_byte
-        name = ctx.data[start:end]
+        self.token(node.start_byte, node.end_byte, ctx.data[node.start_byte:node.end_byte], ctx, node)
+
+    def token(self, start, end, name, ctx, node=None):
         hits = self.index.get(name)
         if hits is not None:
             for rule, entry in hits:
@@ -247,12 +248,3 @@ class NameTables(CompiledRule):
         else:
             for rule in self.unknown:
                 rule.miss(name, start, end, ctx, node)
-
-    def token(self, start, end, name, ctx):
-        hits = self.index.get(name)
-        if hits is not None:
-            for rule, entry in hits:
-                rule.check(entry, start, end, ctx, None)
-        else:
-            for rule in self.unknown:
-                rule.miss(name, start, end, ctx, None)
