@@ -1,4 +1,4 @@
-"""Command line: `cuda2hip check|fix|rules|explain|test-rules`.
+"""Command line: `cuda2hip check|fix|rules|explain|coverage|test-rules`.
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings (or, with --diff, changes); 2 usage,
 configuration, rule or I/O error.
@@ -336,6 +336,28 @@ def explain(code, config_path):
     if rule is None:
         _fail(f"no rule {code!r} (see `cuda2hip rules --all`)")
     click.echo(rule_markdown(rule))
+
+
+@main.command()
+@click.option("--tables", "tables_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="HIPIFY's docs/tables directory: also check every row of the reference tables.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@common_options
+def coverage(tables_dir, fmt, **opts):
+    """Account for every CUDA name of the API tables: renamed, kept, or flagged with a reason
+    (under --target-rocm / --experimental / --roc). Exit 1 if anything is unaccounted for."""
+    import json
+
+    from .coverage import account, render_text
+
+    settings = _settings(opts)
+    engine = _engine(settings)
+    result = account(engine, tables_dir)
+    if fmt == "json":
+        click.echo(json.dumps([c.to_dict() for c in result], indent=2))
+    else:
+        click.echo(render_text(result, settings), nl=False)
+    sys.exit(EXIT_OK if result and all(c.complete for c in result) else EXIT_FINDINGS)
 
 
 @main.command("test-rules")

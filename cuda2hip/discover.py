@@ -146,3 +146,28 @@ def discover(paths: list[str], settings: Settings) -> tuple[list[SourceFile], li
                 add(f)
     files.sort(key=lambda s: s.path.as_posix())
     return files, errors
+
+
+def with_local_headers(files: list[SourceFile], settings: Settings) -> list[SourceFile]:
+    """`files` plus the project headers they include (`#include "..."`, transitively, inside the
+    project root, not excluded), so that a run migrates a source and its local headers together."""
+    from .include_graph import closure
+
+    if not files:
+        return files
+    root = settings.root.resolve()
+    exclude = _exclude_spec(settings)
+    seen = {f.path.resolve() for f in files}
+    extra = []
+    for header in closure([f.path for f in files], root):
+        if header in seen:
+            continue
+        rel = _rel(header, root)
+        lang = settings.language_for(header)
+        if lang is None or rel is None or exclude.match_file(rel):
+            continue
+        seen.add(header)
+        extra.append(SourceFile(_display(header), lang))
+    if not extra:
+        return files
+    return sorted(files + extra, key=lambda s: s.path.as_posix())

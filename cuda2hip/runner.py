@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
-from .discover import SourceFile, discover
+from .discover import SourceFile, discover, with_local_headers
 from .findings import FileError, Finding
 from .fix.loop import allowed_applicabilities, fix_source
 from .frontends.registry import frontend
@@ -142,6 +142,10 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
     # Compile in the parent first: rule errors surface once, before any worker starts.
     _ = engine.compiled
     files, errors = discover(paths, settings)
+    if mode is not Mode.CHECK:
+        # `fix` migrates the project headers the named sources include; `check` reports on the
+        # files it is given (pre-commit passes the changed files only).
+        files = with_local_headers(files, settings)
     results = run_files(files, settings, mode, engine)
     errors = errors + [r.error for r in results if r.error is not None]
     return RunResult(results, errors, mode)

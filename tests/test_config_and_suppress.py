@@ -82,7 +82,8 @@ def test_file_level_suppression_and_unused_report(tmp_path):
 
 
 def test_suppressed_findings_hidden_from_text_unless_asked(tmp_path):
-    (tmp_path / "a.cu").write_text("void f() { cudaFree(p); }  // cuda2hip: ignore[HIP101]\n")
+    (tmp_path / "a.cu").write_text("#include <hip/hip_runtime.h>\n"
+                                   "void f() { cudaFree(p); }  // cuda2hip: ignore[HIP101]\n")
     r = run_cli("check", "a.cu", cwd=tmp_path)
     assert r.returncode == 0 and "HIP101" not in r.stdout and "1 suppressed" in r.stdout
     r = run_cli("check", "--show-suppressed", "a.cu", cwd=tmp_path)

@@ -93,7 +93,7 @@ def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
 
 
 def _load_kinds() -> None:
-    from . import diagnostics, include, pattern_rule, rename  # noqa: F401
+    from . import diagnostics, include, leftovers, pattern_rule, rename, runtime_include  # noqa: F401
     from ..frontends import registry
 
     registry.load_rule_kinds()

@@ -38,20 +38,36 @@ class RuleSet:
         return self.by_id.get(rule_id)
 
     @cached_property
+    def visitors(self) -> list[CompiledRule]:
+        """The rules as dispatched: rules whose class has a `combine` classmethod (e.g. the
+        name-table rules, thousands of names each) are merged into one visitor per class, so
+        an identifier costs one look-up whatever the number of such rules."""
+        out: list[CompiledRule] = []
+        groups: dict[object, list[CompiledRule]] = {}
+        for r in self.rules:
+            combine = getattr(type(r), "combine", None)
+            if combine is None:
+                out.append(r)
+            else:
+                groups.setdefault(combine, []).append(r)
+        out.extend(combine(members) for combine, members in groups.items())
+        return out
+
+    @cached_property
     def dispatch(self) -> dict[str, list[CompiledRule]]:
         table: dict[str, list[CompiledRule]] = {}
-        for r in self.rules:
+        for r in self.visitors:
             for kind in r.kinds:
                 table.setdefault(kind, []).append(r)
         return table
 
     @cached_property
     def token_rules(self) -> list[CompiledRule]:
-        return [r for r in self.rules if r.wants_tokens]
+        return [r for r in self.visitors if r.wants_tokens]
 
     @cached_property
     def whole_file_rules(self) -> list[CompiledRule]:
-        return [r for r in self.rules if r.whole_file]
+        return [r for r in self.visitors if r.whole_file]
 
     def active(self, data: bytes) -> "RuleSet":
         """The rules whose literal identifiers all occur in `data` (cheap pre-filter)."""
