@@ -1,4 +1,4 @@
-"""Command line: `cuda2hip check|fix|rules|explain|test-rules`.
+"""Command line: `cuda2hip check|fix|rules|explain|coverage|test-rules`.
 
 Exit codes: 0 nothing at or above --fail-on; 1 findings (or, with --diff, changes); 2 usage,
 configuration, rule or I/O error.
@@ -16,7 +16,10 @@ from . import __version__
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 SEVERITIES = ["hint", "info", "warning", "error"]
-CORE_FORMATS = ["text", "concise", "json"]
+CORE_FORMATS = ["text", "concise", "json", "sarif", "github", "markdown", "html"]
+# `fix --report FILE`: the report format follows the file name.
+REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",
+                   ".json": "json", ".sarif": "sarif"}
 
 
 def _formats() -> list[str]:
@@ -46,6 +49,9 @@ def common_options(fn):
         click.option("--ignore", help="Codes not to run."),
         click.option("--fail-on", type=click.Choice(SEVERITIES), help="Lowest severity that makes the exit code 1 (default: warning)."),
         click.option("--target-rocm", metavar="X.Y", help="Map only to HIP APIs that exist in this ROCm version."),
+        click.option("--offload-arch", "offload_arch", multiple=True, metavar="GFX",
+                     help="AMD GPU target(s) for build files (e.g. gfx942; repeat or comma-separate): "
+                          "replaces CUDA architectures, which cannot be mapped automatically."),
         click.option("--experimental", is_flag=True, default=None, help="Allow mappings the tables mark experimental."),
         click.option("--roc", "library_profile", flag_value="roc", default=None, help="Map libraries to roc* (rocBLAS, ...) instead of hip* (hipBLAS, ...)."),
         click.option("--kernel-launch", type=click.Choice(["keep", "hip"]), default=None, help="Keep <<<...>>> launches (default) or convert them to hipLaunchKernelGGL."),
@@ -82,6 +88,7 @@ def _settings(opts: dict):
         settings.target_rocm = v
     if opts.get("experimental"):
         settings.experimental = True
+    _offload_archs(settings, opts.get("offload_arch") or ())
     if opts.get("library_profile"):
         settings.library_profile = opts["library_profile"]
     if opts.get("kernel_launch"):
@@ -97,6 +104,17 @@ def _settings(opts: dict):
     if opts.get("unsafe_fixes"):
         settings.unsafe_fixes = True
     return settings
+
+
+def _offload_archs(settings, given) -> None:
+    from .buildsys.arch import OFFLOAD_ARCH, offload_archs
+
+    build = settings.extra.setdefault("build", {})
+    if given:
+        build["offload-arch"] = [a for g in given for a in g.split(",") if a.strip()]
+    for arch in offload_archs(settings):
+        if not OFFLOAD_ARCH.match(arch):
+            _fail(f"offload-arch: {arch!r} is not an AMD GPU target like gfx942 or gfx90a:xnack+")
 
 
 def _engine(settings):
@@ -156,12 +174,14 @@ def _exit_code(run, settings) -> int:
     return EXIT_OK
 
 
-def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool = False) -> None:
+def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool = False,
+          extra: dict | None = None) -> None:
     from .report import ReportContext, render
 
     stream = sys.stderr if err else sys.stdout
     color = output is None and stream.isatty()
-    ctx = ReportContext(engine=engine, settings=settings, color=color, show_suppressed=settings.show_suppressed)
+    ctx = ReportContext(engine=engine, settings=settings, color=color, show_suppressed=settings.show_suppressed,
+                        extra=extra or {})
     text = render(fmt, run, ctx)
     if output is not None:
         from .writeback import atomic_write
@@ -169,6 +189,22 @@ def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool
         atomic_write(output, text.encode("utf-8"))
     else:
         click.echo(text, nl=False, err=err)
+
+
+def _report(fmt: str, run, settings, engine, output: Path | None, statistics: bool, err: bool = False) -> None:
+    """The report in `fmt` (to `output` or the terminal); with --statistics the counts per rule
+    replace it on the terminal (or come beside it when the report goes to a file)."""
+    if statistics:
+        if output is not None:
+            _emit(fmt, run, settings, engine, output)
+        _emit("statistics", run, settings, engine, None, err, extra={"json": fmt == "json"})
+    else:
+        _emit(fmt, run, settings, engine, output, err)
+
+
+statistics_option = click.option("--statistics", is_flag=True,
+                                 help="Print the number of findings per rule instead of the findings "
+                                      "(with --output, as well as the report).")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -180,19 +216,40 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
-@click.option("--format", "fmt", default="text", show_default=True, help="Output format: " + ", ".join(CORE_FORMATS) + " (and more; see docs).")
+@click.option("--format", "fmt", default="text", show_default=True, help="Output format: " + ", ".join(CORE_FORMATS) + " (see docs/reports.md).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to this file.")
+@statistics_option
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Report only findings that this baseline file does not list.")
+@click.option("--write-baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Record the current findings in this baseline file and exit 0.")
 @common_options
-def check(paths, fmt, output, **opts):
+def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
     """Report findings in PATHS (files or directories; default: the current directory)."""
     from .runner import Mode
 
     if fmt not in _formats():
         _fail(f"--format: {fmt!r} is not one of {', '.join(_formats())}")
     settings = _settings(opts)
+    known = None
+    if baseline is not None or write_baseline is not None:
+        from .report import baseline as baselines
+    if baseline is not None:
+        try:
+            known = baselines.read(baseline)
+        except baselines.BaselineError as exc:
+            _fail(str(exc))
     engine = _engine(settings)
     run = _run(paths, settings, Mode.CHECK, engine)
-    _emit(fmt, run, settings, engine, output)
+    if write_baseline is not None:
+        count = baselines.write(run, settings.root, write_baseline)
+        click.echo(f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {write_baseline}.")
+        for e in run.errors:
+            click.echo(f"{e.path}: error: {e.reason}", err=True)
+        sys.exit(EXIT_ERROR if run.errors else EXIT_OK)
+    if known is not None:
+        baselines.apply(run, settings.root, known)
+    _report(fmt, run, settings, engine, output, statistics)
     sys.exit(_exit_code(run, settings))
 
 
@@ -203,11 +260,15 @@ def check(paths, fmt, output, **opts):
 @click.option("--stdout", "to_stdout", is_flag=True, help="For a single file: print the migrated text; write nothing.")
 @click.option("--format", "fmt", default="text", show_default=True, help="Format of the report of what remains.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the report to this file.")
+@click.option("--report", "report_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write a report of the rewrite, with the diff of every changed file "
+                   "(format by suffix: .html, .md, .json, .sarif).")
 @click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write a complete migrated copy of the directory SRC here (other files copied as they are); SRC is left untouched.")
 @click.option("--rename", is_flag=True, help="Rename CUDA sources (.cu -> .hip) and update the includes that name them (one directory).")
+@statistics_option
 @common_options
-def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, output_dir, rename, **opts):
+def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics, **opts):
     """Apply fixes to PATHS in place (safe ones; unsafe ones with --unsafe-fixes), then report
     what remains. With --output-dir OUT SRC, write the migrated tree to OUT instead."""
     from .runner import Mode
@@ -216,22 +277,29 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, output_dir, rename, *
         _fail(f"--format: {fmt!r} is not one of {', '.join(_formats())}")
     if diff and to_stdout:
         _fail("--diff and --stdout exclude each other")
-    if (output_dir is not None or rename) and (diff or to_stdout):
+    tree = output_dir is not None or rename
+    if tree and (diff or to_stdout):
         _fail("--output-dir and --rename write files; they exclude --diff and --stdout")
-    if (output_dir is not None or rename) and len(paths) != 1:
+    if tree and len(paths) != 1:
         _fail("--output-dir and --rename take exactly one source directory")
+    report_fmt = None
+    if report_file is not None:
+        report_fmt = REPORT_SUFFIXES.get(report_file.suffix.lower())
+        if report_fmt is None:
+            _fail(f"--report: cannot tell the format of {report_file.name!r}; "
+                  f"use a name ending in {', '.join(REPORT_SUFFIXES)}")
     opts["unsafe_fixes"] = unsafe_fixes
     settings = _settings(opts)
     engine = _engine(settings)
-    if output_dir is not None or rename:
-        run = _run_tree(paths[0], output_dir, rename, settings, engine)
-        _emit(fmt, run, settings, engine, output)
-        sys.exit(_exit_code(run, settings))
     if to_stdout:
         if len(paths) != 1 or not Path(paths[0]).is_file():
             _fail("--stdout takes exactly one file")
-    mode = Mode.PREVIEW if (diff or to_stdout) else Mode.FIX
-    run = _run(paths, settings, mode, engine)
+    if tree:
+        run = _run_tree(paths[0], output_dir, rename, settings, engine)
+    else:
+        run = _run(paths, settings, Mode.PREVIEW if (diff or to_stdout) else Mode.FIX, engine)
+    if report_fmt is not None:
+        _emit(report_fmt, run, settings, engine, report_file, extra={"diffs": True})
     if to_stdout:
         result = run.files[0] if run.files else None
         if result is not None and result.error is None:
@@ -245,10 +313,10 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, output_dir, rename, *
 
         text = "".join(unified_diff(r.path, r.original, r.migrated) for r in run.files if r.changed)
         click.echo(text, nl=False)
-        _emit("concise" if fmt == "text" else fmt, run, settings, engine, output, err=output is None)
+        _report("concise" if fmt == "text" else fmt, run, settings, engine, output, statistics, err=output is None)
         code = _exit_code(run, settings)
         sys.exit(EXIT_ERROR if code == EXIT_ERROR else (EXIT_FINDINGS if text else code))
-    _emit(fmt, run, settings, engine, output)
+    _report(fmt, run, settings, engine, output, statistics)
     sys.exit(_exit_code(run, settings))
 
 
@@ -301,6 +369,28 @@ def explain(code, config_path):
     if rule is None:
         _fail(f"no rule {code!r} (see `cuda2hip rules --all`)")
     click.echo(rule_markdown(rule))
+
+
+@main.command()
+@click.option("--tables", "tables_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="HIPIFY's docs/tables directory: also check every row of the reference tables.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@common_options
+def coverage(tables_dir, fmt, **opts):
+    """Account for every CUDA name of the API tables: renamed, kept, or flagged with a reason
+    (under --target-rocm / --experimental / --roc). Exit 1 if anything is unaccounted for."""
+    import json
+
+    from .coverage import account, render_text
+
+    settings = _settings(opts)
+    engine = _engine(settings)
+    result = account(engine, tables_dir)
+    if fmt == "json":
+        click.echo(json.dumps([c.to_dict() for c in result], indent=2))
+    else:
+        click.echo(render_text(result, settings), nl=False)
+    sys.exit(EXIT_OK if result and all(c.complete for c in result) else EXIT_FINDINGS)
 
 
 @main.command("test-rules")

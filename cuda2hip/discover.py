@@ -107,13 +107,16 @@ class _Ignores:
 
 
 def display_path(path: Path) -> Path:
-    """`path` as the user sees it: relative to the current directory when it is below it,
-    else as given (rather than climbing out with ../../..)."""
+    """The path as the user wrote it; absolute paths inside the working directory shortened."""
+    if not path.is_absolute():
+        return path
     try:
-        rel = os.path.relpath(path)
+        return path.relative_to(Path.cwd())
     except ValueError:
         return path
-    return path if rel == os.pardir or rel.startswith(os.pardir + os.sep) else Path(rel)
+
+
+_display = display_path
 
 
 def walk_tree(top: Path, settings: Settings, *, prune_excluded: bool = True) -> Iterator[TreeEntry]:
@@ -245,3 +248,28 @@ def discover(paths: list[str], settings: Settings) -> tuple[list[SourceFile], li
                 files.append(SourceFile(entry.path, settings.language_for(entry.path)))
     files.sort(key=lambda s: s.path.as_posix())
     return files, errors
+
+
+def with_local_headers(files: list[SourceFile], settings: Settings) -> list[SourceFile]:
+    """`files` plus the project headers they include (`#include "..."`, transitively, inside the
+    project root, not excluded), so that a run migrates a source and its local headers together."""
+    from .include_graph import closure
+
+    if not files:
+        return files
+    root = settings.root.resolve()
+    exclude = _exclude_spec(settings)
+    seen = {f.path.resolve() for f in files}
+    extra = []
+    for header in closure([f.path for f in files], root):
+        if header in seen:
+            continue
+        rel = _rel(header, root)
+        lang = settings.language_for(header)
+        if lang is None or rel is None or (exclude is not None and exclude.match_file(rel)):
+            continue
+        seen.add(header)
+        extra.append(SourceFile(_display(header), lang))
+    if not extra:
+        return files
+    return sorted(files + extra, key=lambda s: s.path.as_posix())

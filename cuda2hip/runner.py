@@ -22,7 +22,7 @@ from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from .discover import SourceFile, discover
+from .discover import SourceFile, discover, with_local_headers
 from .findings import FileError, Finding
 from .match.engine import FIX_REVERTED, Engine
 from .settings import Settings
@@ -68,6 +68,7 @@ class RunResult:
     files: list[FileResult]
     errors: list[FileError]  # discovery errors and per-file errors
     mode: Mode
+    baselined: int = 0  # findings dropped because a --baseline file lists them
 
     @property
     def findings(self) -> list[Finding]:
@@ -126,17 +127,17 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
     path = str(item.path)
     fe = frontend(item.language)
     rules = engine.ruleset_for(path, item.language)
-    first = fe.lint(source, rules, settings)
-    if first.unparseable:
-        return Entry([], error=first.unparseable)
-    if mode is Mode.CHECK:
-        return Entry(first.findings)
-    outcome = fix_source(
-        source,
-        lambda s: first if s is source else fe.lint(s, rules, settings),
-        fe.parse_errors,
-        allowed_applicabilities(settings.unsafe_fixes),
-    )
+    try:
+        if mode is Mode.CHECK:
+            return Entry(fe.lint(source, rules, settings).findings)
+        outcome = fix_source(
+            source,
+            lambda s: fe.lint(s, rules, settings, validate=s is source),
+            fe.parse_errors,
+            allowed_applicabilities(settings.unsafe_fixes),
+        )
+    except SourceError as exc:  # not this language at all: refused (a property of the content)
+        return Entry([], error=exc.reason)
     findings = outcome.remaining
     for f in outcome.fixed:
         f.fixed = True
@@ -301,6 +302,10 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
     # Compile in the parent first: rule errors surface once, before any worker starts.
     _ = engine.compiled
     files, errors = discover(paths, settings)
+    if mode is not Mode.CHECK:
+        # `fix` migrates the project headers the named sources include; `check` reports on the
+        # files it is given (pre-commit passes the changed files only).
+        files = with_local_headers(files, settings)
     results = run_files(files, settings, mode, engine)
     errors = errors + [r.error for r in results if r.error is not None]
     return RunResult(results, errors, mode)

@@ -11,6 +11,9 @@ from pathlib import Path
 DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
     # .hip: migrated sources (`fix --rename`) are still checked for CUDA leftovers
     "cuda": (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"),
+    "python": (".py",),
+    "cmake": ("CMakeLists.txt", ".cmake"),
+    "make": ("Makefile", "makefile", "GNUmakefile", ".mk"),
 }
 
 

@@ -105,6 +105,16 @@ class SourceText:
         col = len(segment.decode("utf-8", errors="replace")) if not segment.isascii() else len(segment)
         return idx + 1, col + 1
 
+    def offset(self, line: int, column: int) -> int:
+        """Byte offset of a 1-based (line, column in code points); inverse of `position`."""
+        starts = self.line_starts
+        if not 1 <= line <= len(starts):
+            raise ValueError(f"line {line} out of range 1..{len(starts)}")
+        start = starts[line - 1]
+        end = starts[line] if line < len(starts) else len(self.data)
+        prefix = self.data[start:end].decode("utf-8", errors="replace")[:column - 1]
+        return start + len(prefix.encode("utf-8"))
+
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its line break."""
         starts = self.line_starts

@@ -80,7 +80,7 @@ def run_case(rule: Rule, kind: str, index: int, case, base: Settings | None = No
         if bad:
             return CaseResult(rule, kind, index, False, f"message {bad[0]!r} lacks {case.message!r}")
     if case.fixed is not None:
-        lint = lambda s: fe.lint(s, rules, settings)  # noqa: E731
+        lint = lambda s: fe.lint(s, rules, settings, validate=s is source)  # noqa: E731
         out = fix_source(source, lint, fe.parse_errors, ALL_FIXES)
         got = out.source.data.decode()
         if got != case.fixed:

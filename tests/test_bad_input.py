@@ -21,8 +21,8 @@ from cuda2hip.frontends.foreign_text import foreign_text_reason
 from cuda2hip.runner import Mode, RunResult, run_files
 from cuda2hip.settings import Settings
 
-GOOD = "void g(float* p) { cudaFree(p); }\n"
-GOOD_FIXED = "void g(float* p) { hipFree(p); }\n"
+GOOD = "#include <cuda_runtime.h>\nvoid g(float* p) { cudaFree(p); }\n"
+GOOD_FIXED = "#include <hip/hip_runtime.h>\nvoid g(float* p) { hipFree(p); }\n"
 MARKDOWN = ("# Notes\n\nThis header is really *Markdown*:\n\n- a list item\n- another one\n\n"
             "See the [docs](https://example.invalid) for cudaMalloc.\n")
 
@@ -58,7 +58,7 @@ def test_bad_file_in_a_tree(tmp_path, case, mode):
     assert "1 file error." in res.stdout  # counted in the summary
     assert bad.read_bytes() == content  # untouched
     if mode == "check":
-        assert "good.cu:1:20: HIP101" in res.stdout  # the other file is still processed
+        assert "good.cu:2:20: HIP101" in res.stdout  # the other file is still processed
     elif mode == "fix":
         assert (tree / "good.cu").read_text() == GOOD_FIXED
     else:
@@ -212,7 +212,7 @@ def _corpus(tmp_path: Path, lines: int) -> Path:
 def test_ctrl_c_leaves_no_partial_file(tmp_path, jobs):
     tree = _corpus(tmp_path, 60_000)
     expected = tmp_path / "expected"
-    assert run_cli("fix", "--output-dir", expected, tree).returncode == 0
+    assert run_cli("fix", "--output-dir", expected, tree).returncode in (0, 1)  # 1: findings remain
     original = {p.relative_to(tree).as_posix(): p.read_bytes() for p in tree.rglob("*") if p.is_file()}
     migrated = {p.relative_to(expected).as_posix(): p.read_bytes() for p in expected.rglob("*") if p.is_file()}
     assert sum(original[k] != migrated[k] for k in original) > 100

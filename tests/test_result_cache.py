@@ -19,7 +19,7 @@ from cuda2hip.match.engine import Engine
 from cuda2hip.runner import Mode, run
 from cuda2hip.settings import Settings
 
-GOOD = "void g(float* p) { cudaFree(p); }\n"
+GOOD = "#include <cuda_runtime.h>\nvoid g(float* p) { cudaFree(p); }\n"
 
 
 @pytest.fixture
@@ -62,7 +62,7 @@ def test_unchanged_files_come_from_the_cache(tree, analysed):
     analysed.clear()
     second = _check()
     assert analysed == []
-    assert _findings(second) == _findings(first) and len(first.findings) == 5
+    assert _findings(second) == _findings(first) and len(first.findings) == 10  # include + call
     (tree / "f3.cu").write_text("void h() { cudaDeviceSynchronize(); }\n")
     third = _check()
     assert analysed == ["tree/f3.cu"]
@@ -84,7 +84,7 @@ def test_results_depend_on_settings_and_mode(tree, analysed, change):
     settings = Settings(root=Path.cwd(), jobs=1)
     mode = Mode.CHECK
     if change == "ignore":
-        settings.ignore = ("HIP101",)
+        settings.ignore = ("HIP100", "HIP101")
     elif change == "target":
         settings.target_rocm = "5.0"
     elif change == "unsafe":
@@ -141,7 +141,7 @@ def test_a_corrupt_cache_only_costs_speed(tree, analysed, tmp_path):
 
     (cache / DB_NAME).write_bytes(b"this is not a database" * 100)
     first = _check()
-    assert len(analysed) == 5 and len(first.findings) == 5
+    assert len(analysed) == 5 and len(first.findings) == 10
     analysed.clear()
     second = _check()  # the store was started afresh and works again
     assert analysed == []
@@ -154,7 +154,7 @@ def test_cached_fix_output_tree(tree, tmp_path):
     shutil.rmtree(out)
     second = run_cli("fix", "--output-dir", out, "tree", cwd=tmp_path)  # every result cached
     assert first.stdout == second.stdout and first.returncode == second.returncode == 0
-    assert (out / "f1.cu").read_text() == "void g1(float* p) { hipFree(p); }\n"
+    assert (out / "f1.cu").read_text() == "#include <hip/hip_runtime.h>\nvoid g1(float* p) { hipFree(p); }\n"
     assert (tree / "f1.cu").read_text() == GOOD.replace("g(", "g1(")
 
 

@@ -19,43 +19,46 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from cuda2hip.hipify_tables import LIBRARIES, parse_table  # noqa: E402
 DEFAULT_TABLES = ROOT.parent / "shared" / "reference" / "hipify-api-tables"
 DEFAULT_OUT = ROOT / "rules" / "api" / "data"
-
-# output file -> (library id, HIP table, table with the roc*/MIOpen block or None)
-LIBRARIES = {
-    "runtime": ("CUDA_Runtime_API_functions_supported_by_HIP.md", None),
-    "driver": ("CUDA_Driver_API_functions_supported_by_HIP.md", None),
-    "device": ("CUDA_Device_API_supported_by_HIP.md", None),
-    "rtc": ("CUDA_RTC_API_supported_by_HIP.md", None),
-    "complex": ("cuComplex_API_supported_by_HIP.md", None),
-    "cublas": ("CUBLAS_API_supported_by_HIP.md", "CUBLAS_API_supported_by_HIP_and_ROC.md"),
-    "curand": ("CURAND_API_supported_by_HIP.md", "CURAND_API_supported_by_HIP_and_ROC.md"),
-    "cufft": ("CUFFT_API_supported_by_HIP.md", None),
-    "cusparse": ("CUSPARSE_API_supported_by_HIP.md", "CUSPARSE_API_supported_by_HIP_and_ROC.md"),
-    "cusolver": ("CUSOLVER_API_supported_by_HIP.md", "CUSOLVER_API_supported_by_HIP_and_ROC.md"),
-    "cudnn": ("CUDNN_API_supported_by_HIP.md", "CUDNN_API_supported_by_HIP_and_MIOPEN.md"),
-    "cub": ("CUB_API_supported_by_HIP.md", None),
-}
 
 COLUMNS = [
     "hip", "kind", "library", "section",
     "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_changed", "hip_removed", "experimental",
-    "roc", "note",
+    "roc", "roc_added", "roc_removed", "roc_experimental", "note",
 ]
 
-SECTION = re.compile(r"^##\s+\*\*\d+\.\s+(.*?)\*\*\s*$")
-NAME = re.compile(r"^`([^`]*)`$")
+# Names the tables list under several libraries (e.g. `CUstream_st` in the driver and the
+# runtime table) belong to the first library in this order, so that one identifier gets one
+# finding and one edit; the others record it under "shared_with" (counted by the coverage).
+PRECEDENCE = ["runtime", "driver", "device", "rtc", "complex", "cublas", "curand", "cufft",
+              "cusparse", "cusolver", "cudnn", "cub", "cufile"]
 
-
-def _cell_name(cell: str) -> str | None:
-    cell = cell.strip()
-    if not cell:
-        return None
-    m = NAME.match(cell)
-    return m.group(1).strip() if m else cell
-
+# Names added by hand: the tables stop at ROCm 6.3 / CUDA 12.6 (see the tables' README).
+# (library, cuda, hip, section, cuda_added, hip_added, source)
+ROCM_10_1 = ("ROCm 10.1 release notes, as summarised in shared/DOMAIN-FACTS.md ('Newer ROCm "
+             "facts') and the tables' README")
+WARP_SYNC = ("shared/DOMAIN-FACTS.md 'Warp intrinsics': the _sync shuffles are opt-in from ROCm 6.2 "
+             "(-DHIP_ENABLE_WARP_SYNC_BUILTINS) and on by default from ROCm 7.0, with a 64-bit mask "
+             "(clr amd_warp_sync_functions.h)")
+_RT, _DRV = "Data types used by CUDA Runtime", "CUDA Driver Data Types"
+HAND_ADDED = [
+    ("runtime", "cudaMemLocationTypeHostNuma", "hipMemLocationTypeHostNuma", _RT, "12.2", "10.1.0", ROCM_10_1),
+    ("runtime", "cudaMemLocationTypeHostNumaCurrent", "hipMemLocationTypeHostNumaCurrent", _RT, "12.2",
+     "10.1.0", ROCM_10_1),
+    ("driver", "CU_MEM_LOCATION_TYPE_HOST_NUMA", "hipMemLocationTypeHostNuma", _DRV, "12.2", "10.1.0",
+     ROCM_10_1),
+    ("driver", "CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT", "hipMemLocationTypeHostNumaCurrent", _DRV, "12.2",
+     "10.1.0", ROCM_10_1),
+    ("cufile", "cuFileReadAsync", "hipFileReadAsync", "cuFile API functions", "", "10.1.0", ROCM_10_1),
+    *[("device", name, name, "Device Functions", "", "7.0.0", WARP_SYNC)
+      for name in ("__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")],
+    ("cufile", "cuFileWriteAsync", "hipFileWriteAsync", "cuFile API functions", "", "10.1.0", ROCM_10_1),
+]
 
 def _kind(name: str, section: str) -> str:
     """function / define / datatype (types, enumerators and constants share the data-type
@@ -65,74 +68,77 @@ def _kind(name: str, section: str) -> str:
     return "function"
 
 
-def parse_table(path: Path) -> list[dict]:
-    """Rows of one HIPIFY markdown table, in order, with their section."""
-    rows = []
-    section = ""
-    header: list[str] | None = None
-    for line in path.read_text(encoding="utf-8").splitlines():
-        m = SECTION.match(line)
-        if m:
-            section = m.group(1).strip()
-            header = None
-            continue
-        if not line.startswith("|"):
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells and cells[0] == "**CUDA**":
-            header = [c.strip("*") for c in cells]
-            continue
-        if header is None or not cells or set(cells[0]) <= set(":- "):
-            continue
-        cuda = _cell_name(cells[0])
-        if not cuda:
-            continue
-        rec = {"cuda": cuda, "section": section,
-               "cuda_added": cells[1], "cuda_deprecated": cells[2], "cuda_changed": cells[3],
-               "cuda_removed": cells[4]}
-        target = _cell_name(cells[5])
-        rec["target"] = target
-        rec["target_added"], rec["target_deprecated"], rec["target_changed"], rec["target_removed"] = cells[6:10]
-        rec["target_experimental"] = cells[10] if len(cells) > 10 else ""
-        if len(cells) > 11:  # second target block (ROC / MIOPEN)
-            rec["second"] = _cell_name(cells[11])
-            rec["second_added"] = cells[12] if len(cells) > 12 else ""
-        rows.append(rec)
-    return rows
+def _row(r: dict, lib: str, roc: dict | None) -> list:
+    return [
+        r["target"], _kind(r["cuda"], r["section"]), lib, r["section"],
+        r["cuda_added"], r["cuda_deprecated"], r["cuda_changed"], r["cuda_removed"],
+        r["target_added"], r["target_deprecated"], r["target_changed"], r["target_removed"],
+        bool(r["target_experimental"].strip()),
+        roc.get("second") if roc else None,
+        roc.get("second_added", "") if roc else "",
+        roc.get("second_removed", "") if roc else "",
+        bool(roc.get("second_experimental", "").strip()) if roc else False,
+        "",
+    ]
 
 
 def build_library(lib: str, tables: Path) -> dict:
+    """One library's names (before cross-library ownership is settled)."""
     hip_file, roc_file = LIBRARIES[lib]
-    hip_rows = parse_table(tables / hip_file)
-    roc = {}
-    if roc_file:
-        for r in parse_table(tables / roc_file):
-            roc[r["cuda"]] = r.get("second")
+    hip_rows = parse_table(tables / hip_file) if hip_file else []
+    roc = {r["cuda"]: r for r in parse_table(tables / roc_file)} if roc_file else {}
     names: dict[str, list] = {}
-    duplicates = 0
+    duplicates: dict[str, int] = {}
     for r in hip_rows:
-        row = [
-            r["target"], _kind(r["cuda"], r["section"]), lib, r["section"],
-            r["cuda_added"], r["cuda_deprecated"], r["cuda_changed"], r["cuda_removed"],
-            r["target_added"], r["target_deprecated"], r["target_changed"], r["target_removed"],
-            bool(r["target_experimental"].strip()),
-            roc.get(r["cuda"]), "",
-        ]
+        row = _row(r, lib, roc.get(r["cuda"]))
         if r["cuda"] in names:
-            duplicates += 1
+            duplicates[r["cuda"]] = duplicates.get(r["cuda"], 0) + 1
             # The tables list a few names twice (e.g. in a section and its [DEPRECATED] twin);
             # keep the row that has a HIP target.
             if names[r["cuda"]][0] is not None:
                 continue
         names[r["cuda"]] = row
+    hand = []
+    for h_lib, cuda, hip, section, cuda_added, hip_added, source in HAND_ADDED:
+        if h_lib != lib:
+            continue
+        old = names.get(cuda)
+        if old is not None and old[0] is not None:
+            raise SystemExit(f"hand-added {cuda} is already mapped by the tables to {old[0]}: drop it")
+        row = [hip, _kind(cuda, section), lib, section, cuda_added, "", "", "", hip_added, "", "", "", False,
+               None, "", "", False, f"hand-added: {source}"]
+        if old is not None:  # keep what the tables say about the CUDA side
+            row[4:8] = old[4:8]
+        names[cuda] = row
+        hand.append(cuda)
+    sources = [f for f in (hip_file, roc_file) if f]
     return {
-        "source": f"HIPIFY docs/tables/{hip_file}" + (f" + {roc_file}" if roc_file else "")
-                  + " (github.com/ROCm/HIPIFY, MIT); generated by tools/generate_rule_data.py",
+        "source": ("HIPIFY docs/tables/" + " + ".join(sources) + " (github.com/ROCm/HIPIFY, MIT)"
+                   if sources else "no HIPIFY table") + "; generated by tools/generate_rule_data.py",
         "rows_in_source": len(hip_rows),
         "duplicate_rows": duplicates,
+        "hand_added": hand,
+        "shared_with": {},
         "columns": COLUMNS,
         "names": names,
     }
+
+
+def build_all(tables: Path) -> dict[str, dict]:
+    """Every library, with names listed by several tables kept only by the first library of
+    PRECEDENCE (the others note the owner in `shared_with`)."""
+    payloads = {lib: build_library(lib, tables) for lib in LIBRARIES}
+    owner: dict[str, str] = {}
+    for lib in PRECEDENCE:
+        names = payloads[lib]["names"]
+        for name in list(names):
+            first = owner.setdefault(name, lib)
+            if first != lib:
+                mine, theirs = names.pop(name), payloads[first]["names"][name]
+                if (mine[0] is not None) != (theirs[0] is not None) or (mine[0] and mine[0] != theirs[0]):
+                    raise SystemExit(f"{name}: {first} and {lib} disagree ({theirs[0]} / {mine[0]})")
+                payloads[lib]["shared_with"][name] = first
+    return payloads
 
 
 def render(payload: dict) -> str:
@@ -161,8 +167,8 @@ def main(argv=None) -> int:
         print(f"tables not found: {args.tables}", file=sys.stderr)
         return 2
     stale = []
-    for lib in LIBRARIES:
-        text = render(build_library(lib, args.tables))
+    for lib, payload in build_all(args.tables).items():
+        text = render(payload)
         out = args.out / f"{lib}.json"
         if args.check:
             if not out.is_file() or out.read_text(encoding="utf-8") != text:

@@ -4,6 +4,7 @@ accepted fix is skipped (the next pass re-lints and picks it up if it still appl
 from __future__ import annotations
 
 import bisect
+import re
 
 from ..findings import Edit, Fix
 
@@ -63,15 +64,61 @@ def apply_edits(data: bytes, edits: list[Edit], newline: str = "\n") -> bytes:
     """Apply non-overlapping edits (offsets into `data`)."""
     out = []
     pos = 0
+    placed: list[tuple[Edit, int, int]] = []  # edit, start and end of its text in the result
+    size = 0
     for e in sorted(edits, key=lambda e: (e.start, e.end)):
         if e.start < pos:
             raise ValueError(f"overlapping edits at byte {e.start}")
-        out.append(data[pos:e.start])
-        out.append(normalise_newlines(e.text, newline).encode("utf-8"))
+        keep = data[pos:e.start]
+        text = normalise_newlines(e.text, newline).encode("utf-8")
+        out.append(keep)
+        size += len(keep)
+        out.append(text)
+        placed.append((e, size, size + len(text)))
+        size += len(text)
         pos = e.end
     out.append(data[pos:])
-    return b"".join(out)
+    return _realign_continuations(data, b"".join(out), placed)
 
 
 def apply_fixes(data: bytes, fixes: list[Fix], newline: str = "\n") -> bytes:
     return apply_edits(data, [e for f in fixes for e in f.edits], newline)
+
+
+_CONTINUATION = re.compile(rb"^(?P<body>.*?[^ \t])?(?P<pad>[ \t]{2,})\\(?P<eol>\r?\n?)$")
+
+
+def _line_bounds(data: bytes, offset: int) -> tuple[int, int]:
+    start = data.rfind(b"\n", 0, offset) + 1
+    end = data.find(b"\n", offset)
+    return start, (len(data) if end == -1 else end + 1)
+
+
+def _realign_continuations(old: bytes, new: bytes, placed) -> bytes:
+    """Keep the column of aligned line-continuation backslashes (macro bodies) where a one-line
+    edit changed the length of the text in front of them. Whitespace only."""
+    if b"\\" not in old or not placed:
+        return new
+    targets: dict[int, tuple[int, int]] = {}  # new line start -> (new line end, backslash column)
+    for e, new_start, new_end in placed:
+        if b"\n" in old[e.start:e.end] or b"\n" in new[new_start:new_end]:
+            continue
+        o_start, o_end = _line_bounds(old, e.start)
+        m = _CONTINUATION.match(old[o_start:o_end])
+        if m is None:
+            continue
+        column = len(old[o_start:o_start + m.start("pad") + len(m.group("pad"))].decode("utf-8", "replace"))
+        n_start, n_end = _line_bounds(new, new_start)
+        targets[n_start] = (n_end, column)
+    for n_start in sorted(targets, reverse=True):
+        n_end, column = targets[n_start]
+        line = new[n_start:n_end]
+        m = _CONTINUATION.match(line)
+        if m is None:
+            continue
+        body = m.group("body") or b""
+        width = len(body.decode("utf-8", "replace"))
+        pad = max(1, column - width)
+        fixed = body + b" " * pad + b"\\" + m.group("eol")
+        new = new[:n_start] + fixed + new[n_end:]
+    return new

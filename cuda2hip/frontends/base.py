@@ -17,15 +17,16 @@ class LintResult:
     findings: list[Finding]
     parse_errors: int = 0
     error_lines: list[int] = field(default_factory=list)
-    # Set when the text is not this language at all (e.g. Markdown named .h): the runner
-    # refuses such a file instead of "fixing" it.
-    unparseable: str | None = None
 
 
 class Frontend:
     language: str = ""
 
-    def lint(self, source: SourceText, rules: RuleSet, settings: Settings) -> LintResult:
+    def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
+             validate: bool = True) -> LintResult:
+        """Findings of one file. With `validate`, input that is not this language at all raises
+        SourceError; the fix loop lints its own candidates with validate=False (a candidate that
+        got worse is rejected by its parse-error count instead)."""
         raise NotImplementedError
 
     def parse_errors(self, source: SourceText) -> int:

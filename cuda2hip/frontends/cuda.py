@@ -18,7 +18,7 @@ from ..match.context import FileContext
 from ..match.diagnostics import report_parse_recovery, settle_suppressions
 from ..match.engine import RuleSet
 from ..settings import Settings
-from ..source import SourceText
+from ..source import SourceError, SourceText
 from ..suppress import parse_directives
 from .base import Frontend, LintResult
 from .foreign_text import foreign_text_reason
@@ -108,8 +108,8 @@ def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False) 
     for node in caps.get("node", ()):
         for rule in get(node.type, ()):
             rule.visit(node, ctx)
-    if rules.text_index:
-        _visit_by_text(ctx, rules.text_index)
+    if rules.text_visitors:
+        _visit_by_text(ctx, rules.text_visitors)
     for rule in rules.whole_file_rules:
         rule.run_file(ctx)
     ctx.cache["_macros"] = [m for m in caps.get("macro", []) if m.parent is not None
@@ -117,29 +117,27 @@ def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False) 
     return caps.get("comment", [])
 
 
-def _visit_by_text(ctx: FileContext, index: dict) -> None:
-    """Visit, for rules with `texts`, the nodes spelled as one of their texts: find the words of
-    the file that are in the index, then each occurrence of those that is exactly a node of a
-    kind the rule wants (so words in comments, strings and macro bodies never count). Much
-    cheaper than handing every identifier node of the file to every rename rule."""
+def _visit_by_text(ctx: FileContext, visitors: list) -> None:
+    """Hand `by_text` visitors the nodes spelled as one of the words they want: take the set of
+    identifier-shaped words of the file, let each visitor pick its words, then visit each
+    occurrence that is exactly a node of a kind the visitor wants (so words in comments,
+    strings and macro bodies never count). Much cheaper than handing every identifier node of
+    the file to the name tables."""
     data = ctx.data
-    present = set(_WORDS.findall(data)).intersection(index)
-    if not present:
-        return
+    words = set(_WORDS.findall(data))
     root = ctx.tree.root_node
-    for word in sorted(present):
-        rules = index[word]
-        size = len(word)
-        start = data.find(word)
-        while start != -1:
-            end = start + size
-            node = root.descendant_for_byte_range(start, end)
-            if node is not None and node.start_byte == start and node.end_byte == end:
-                kind = node.type
-                for rule in rules:
-                    if kind in rule.kinds:
-                        rule.visit(node, ctx)
-            start = data.find(word, end)
+    for visitor in visitors:
+        kinds = visitor.kinds
+        for word in sorted(visitor.wanted_texts(words)):
+            size = len(word)
+            start = data.find(word)
+            while start != -1:
+                end = start + size
+                node = root.descendant_for_byte_range(start, end)
+                if (node is not None and node.start_byte == start and node.end_byte == end
+                        and node.type in kinds):
+                    visitor.visit(node, ctx)
+                start = data.find(word, end)
 
 
 def run_macro_bodies(ctx: FileContext, rules: RuleSet) -> None:
@@ -171,14 +169,20 @@ def run_macro_bodies(ctx: FileContext, rules: RuleSet) -> None:
 class CudaFrontend(Frontend):
     language = LANGUAGE
 
-    def lint(self, source: SourceText, rules: RuleSet, settings: Settings) -> LintResult:
+    def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
+             validate: bool = True) -> LintResult:
         tree = parsing.parse(LANGUAGE, source.data)
+        errors = parsing.error_nodes(tree, LANGUAGE)
+        error_lines = sorted({source.position(e.start_byte)[0] for e in errors})
+        if validate:
+            reason = foreign_text_reason(source.data, errors, error_lines)
+            if reason is not None:
+                raise SourceError(source.path, reason)
         ctx = FileContext(source=source, tree=tree, language=LANGUAGE, settings=settings)
         active = rules.active(source.data)
         has_directives = b"cuda2hip:" in source.data
         comments = run_rules(ctx, active, with_comments=has_directives)
         run_macro_bodies(ctx, active)
-        errors = parsing.error_nodes(tree, LANGUAGE)
         report_parse_recovery(ctx, rules, [e.start_byte for e in errors])
         # Fragments may report the same place twice (e.g. a body seen as tokens and as a tree).
         ctx.findings[:] = _dedupe(ctx.findings)
@@ -186,9 +190,7 @@ class CudaFrontend(Frontend):
             directives = parse_directives([(c.start_byte, c.end_byte) for c in comments], source)
             settle_suppressions(ctx, rules, directives)
         ctx.findings.sort(key=lambda f: f.sort_key)
-        error_lines = sorted({source.position(e.start_byte)[0] for e in errors})
-        return LintResult(ctx.findings, parse_errors=len(errors), error_lines=error_lines,
-                          unparseable=foreign_text_reason(source.data, errors, error_lines))
+        return LintResult(ctx.findings, parse_errors=len(errors), error_lines=error_lines)
 
     def parse_errors(self, source: SourceText) -> int:
         return parsing.error_count(parsing.parse(LANGUAGE, source.data), LANGUAGE)

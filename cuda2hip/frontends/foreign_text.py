@@ -21,7 +21,7 @@ import re
 ERROR_LINES = 0.3
 ERROR_BYTES = 0.5
 C_SHAPED_LINES = 0.6
-MIN_LINES = 3  # too little text to judge
+MIN_LINES = 2  # too little text to judge
 
 _DIRECTIVE = re.compile(rb"#\s*(include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error|"
                         rb"warning|line|import)\b")

@@ -11,10 +11,13 @@ from .base import Frontend
 # language id -> "module:Class"
 FRONTENDS: dict[str, str] = {
     "cuda": "cuda2hip.frontends.cuda:CudaFrontend",
+    "python": "cuda2hip.frontends.python:PythonFrontend",
+    "cmake": "cuda2hip.frontends.cmake:CMakeFrontend",
+    "make": "cuda2hip.frontends.make:MakeFrontend",
 }
 
 # Modules that register extra rule kinds for non-C++ languages (imported when rules compile).
-RULE_KIND_MODULES: list[str] = []
+RULE_KIND_MODULES: list[str] = ["cuda2hip.python.kinds", "cuda2hip.buildsys.kinds"]
 
 
 @lru_cache(maxsize=None)

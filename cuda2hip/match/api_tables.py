@@ -16,7 +16,7 @@ COLUMNS = (
     "hip", "kind", "library", "section",
     "cuda_added", "cuda_deprecated", "cuda_changed", "cuda_removed",
     "hip_added", "hip_deprecated", "hip_changed", "hip_removed", "experimental",
-    "roc", "note",
+    "roc", "roc_added", "roc_removed", "roc_experimental", "note",
 )
 
 
@@ -35,8 +35,18 @@ class ApiEntry(NamedTuple):
     hip_changed: str
     hip_removed: str
     experimental: bool
-    roc: str | None  # the roc* library name (rocBLAS, ...), where the tables give one
+    roc: str | None  # the roc*/MIOpen name (rocBLAS, ...), where the tables give one
+    roc_added: str
+    roc_removed: str
+    roc_experimental: bool
     note: str
+
+    @classmethod
+    def inline(cls, cuda: str, hip: str | None, kind: str = "name", library: str = "user",
+               hip_added: str = "") -> "ApiEntry":
+        """An entry of a rule's inline `names:` map."""
+        return cls(cuda, hip, kind, library, "", "", "", "", "", hip_added, "", "", "", False, None, "", "",
+                   False, "")
 
 
 @lru_cache(maxsize=None)
@@ -61,10 +71,20 @@ def resolve_tables(rule_path: str, tables: list[str]) -> list[str]:
     return out
 
 
+def all_table_paths() -> list[str]:
+    """Every generated table of the built-in rules (for rules that must know all CUDA names)."""
+    from ..rulebook.loader import builtin_rules_dir
+
+    return sorted(str(p) for p in (Path(builtin_rules_dir()) / "api" / "data").glob("*.json"))
+
+
 def version_tuple(text: str) -> tuple[int, ...]:
+    """`"5.2.0"` -> (5, 2): trailing zeros dropped, so that 5.2 and 5.2.0 compare equal."""
     parts = []
     for piece in text.split("."):
         if not piece.isdigit():
             break
         parts.append(int(piece))
+    while parts and parts[-1] == 0:
+        parts.pop()
     return tuple(parts)

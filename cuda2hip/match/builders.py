@@ -1,8 +1,10 @@
 """Registry of named Python fix builders that YAML rules use as `fix: {builder: NAME}`.
 
-A builder is called as `fn(match, ctx)` with the matched node and captures, and returns a
-`BuiltFix` (edits, optionally a different applicability or message), or None when it cannot
-build a fix that keeps the meaning (the finding is then reported without a fix).
+A builder is called as `fn(match, ctx, rule)` with the matched node and captures, and returns a
+`BuiltFix` (edits, optionally a different applicability, message or effort; edits None for a
+finding without a fix whose message or effort still changes), or None when it cannot build a fix
+that keeps the meaning (the finding is then reported without a fix), or False when the match is
+not a finding after all.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ class Match:
 
 @dataclass
 class BuiltFix:
-    edits: list[Edit]
+    # None: the finding gets no fix, but message / effort / data overrides still apply
+    edits: list[Edit] | None
     applicability: str | None = None  # override of the rule's applicability
     message: str | None = None  # override of the rule's message (captures already expanded)
     description: str | None = None

@@ -28,10 +28,10 @@ class CompiledRule:
     literals: tuple[str, ...] = ()
     # the rule runs once per file through `run_file` (queries, translation-unit analyses)
     whole_file: bool = False
-    # When set, `visit` does nothing unless the node's text is one of these (e.g. the names of a
-    # rename table): a frontend may then find the nodes by their text instead of visiting every
-    # node of `kinds`, which is most of the time a rename-heavy run spends.
-    texts: frozenset[bytes] | None = None
+    # `visit` does nothing for a node unless `wanted_texts` keeps the node's text (e.g. the names
+    # of the rename tables): the frontend then finds the nodes by their text instead of handing
+    # every node of `kinds` to the rule, which is most of the time a rename-heavy run spends.
+    by_text: bool = False
 
     def __init__(self, rule: Rule, settings: Settings):
         self.rule = rule
@@ -51,6 +51,10 @@ class CompiledRule:
 
     def run_file(self, ctx: "FileContext") -> None:
         pass
+
+    def wanted_texts(self, words: set[bytes]) -> set[bytes]:
+        """For `by_text` rules: the words of a file (identifier-shaped) whose nodes to visit."""
+        return set()
 
     def applies_to_fragments(self) -> bool:
         """Whether the rule also runs on macro bodies re-parsed as fragments."""
@@ -97,7 +101,7 @@ def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
 
 
 def _load_kinds() -> None:
-    from . import diagnostics, include, pattern_rule, rename  # noqa: F401
+    from . import diagnostics, include, leftovers, pattern_rule, rename, runtime_include  # noqa: F401
     from ..frontends import registry
 
     registry.load_rule_kinds()

@@ -21,10 +21,14 @@ FIX_REVERTED = "fix-reverted"
 class RuleSet:
     """The rules that run on one file of one language."""
 
-    def __init__(self, rules: list[CompiledRule], known_codes: set[str], selected_codes: set[str]):
+    def __init__(self, rules: list[CompiledRule], known_codes: set[str], selected_codes: set[str],
+                 engine: "Engine | None" = None):
         self.rules = rules
         self.known_codes = known_codes
         self.selected_codes = selected_codes
+        # The engine that made this set: frontends of embedding languages (Python) get the rule
+        # set of the embedded language (CUDA) from it.
+        self.engine = engine
         self.by_id = {r.id: r for r in rules}
         self.by_code = {r.code: r for r in rules}
 
@@ -32,42 +36,54 @@ class RuleSet:
         return self.by_id.get(rule_id)
 
     @cached_property
+    def visitors(self) -> list[CompiledRule]:
+        """The rules as dispatched: rules whose class has a `combine` classmethod (e.g. the
+        name-table rules, thousands of names each) are merged into one visitor per class, so
+        an identifier costs one look-up whatever the number of such rules."""
+        out: list[CompiledRule] = []
+        groups: dict[object, list[CompiledRule]] = {}
+        for r in self.rules:
+            combine = getattr(type(r), "combine", None)
+            if combine is None:
+                out.append(r)
+            else:
+                groups.setdefault(combine, []).append(r)
+        out.extend(combine(members) for combine, members in groups.items())
+        return out
+
+    @cached_property
     def dispatch(self) -> dict[str, list[CompiledRule]]:
         """Node kind -> the rules that visit every node of that kind."""
         table: dict[str, list[CompiledRule]] = {}
-        for r in self.rules:
-            if r.texts is None:
+        for r in self.visitors:
+            if not r.by_text:
                 for kind in r.kinds:
                     table.setdefault(kind, []).append(r)
         return table
 
     @cached_property
-    def text_index(self) -> dict[bytes, list[CompiledRule]]:
-        """Node text -> the rules (with `texts`) that visit nodes spelled so."""
-        index: dict[bytes, list[CompiledRule]] = {}
-        for r in self.rules:
-            if r.texts is not None:
-                for text in r.texts:
-                    index.setdefault(text, []).append(r)
-        return index
+    def text_visitors(self) -> list[CompiledRule]:
+        """Visitors that find their nodes by text (`by_text`), outside the kind dispatch."""
+        return [r for r in self.visitors if r.by_text]
 
     @cached_property
     def token_rules(self) -> list[CompiledRule]:
-        return [r for r in self.rules if r.wants_tokens]
+        return [r for r in self.visitors if r.wants_tokens]
 
     @cached_property
     def whole_file_rules(self) -> list[CompiledRule]:
-        return [r for r in self.rules if r.whole_file]
+        return [r for r in self.visitors if r.whole_file]
 
     def active(self, data: bytes) -> "RuleSet":
         """The rules whose literal identifiers all occur in `data` (cheap pre-filter)."""
         keep = [r for r in self.rules if all(lit.encode() in data for lit in r.literals)]
         if len(keep) == len(self.rules):
             return self
-        return RuleSet(keep, self.known_codes, self.selected_codes)
+        return RuleSet(keep, self.known_codes, self.selected_codes, self.engine)
 
     def without(self, codes: set[str]) -> "RuleSet":
-        return RuleSet([r for r in self.rules if r.code not in codes], self.known_codes, self.selected_codes)
+        return RuleSet([r for r in self.rules if r.code not in codes], self.known_codes, self.selected_codes,
+                       self.engine)
 
 
 class Engine:
@@ -132,8 +148,12 @@ class Engine:
         key = (language, ignored)
         rs = self._sets.get(key)
         if rs is None:
-            rules = [r for r in self.compiled.get(language, []) if r.code not in ignored]
-            rs = RuleSet(rules, self.known_codes, self.selected_codes - ignored)
+            # Engine diagnostics (unused suppressions, parse recovery, reverted fixes) serve
+            # every language, whatever language their YAML names.
+            shared = [r for lang, rs in self.compiled.items() if lang != language
+                      for r in rs if r.rule.kind == "diagnostic"]
+            rules = [r for r in self.compiled.get(language, []) + shared if r.code not in ignored]
+            rs = RuleSet(rules, self.known_codes, self.selected_codes - ignored, self)
             self._sets[key] = rs
         return rs
 

@@ -22,17 +22,34 @@ def include_path(node, ctx) -> tuple[str, str, str, int, int] | None:
     return text[1:-1], text[0], text[-1], path.start_byte, path.end_byte
 
 
-def included_headers(parent, ctx, mapping: dict[str, str | None]) -> dict[int, str]:
-    """Header each include of `parent`'s direct children resolves to after migration."""
+def lookup(mapping: dict[str, str | None], header: str) -> tuple[bool, str | None]:
+    """(known, target) of a header in a map whose keys may end in `/*` (every header below)."""
+    if header in mapping:
+        return True, mapping[header]
+    cut = header.rfind("/")
+    while cut > 0:
+        key = header[:cut] + "/*"
+        if key in mapping:
+            return True, mapping[key]
+        cut = header.rfind("/", 0, cut)
+    return False, None
+
+
+def seen_before(parent, ctx, resolve) -> dict[int, frozenset[str]]:
+    """For each include among `parent`'s direct children: the headers earlier includes of the
+    same parent resolve to after migration (one pass, so large files stay linear)."""
     out = {}
+    seen: set[str] = set()
     for child in parent.named_children:
         if child.type != "preproc_include":
             continue
         info = include_path(child, ctx)
         if info is None:
             continue
-        header = info[0]
-        out[child.id] = mapping.get(header, header) if header in mapping else header
+        out[child.id] = frozenset(seen)
+        target = resolve(info[0])
+        if target:
+            seen.add(target)
     return out
 
 
@@ -45,15 +62,23 @@ class IncludeRule(CompiledRule):
         if not rule.headers:
             raise RuleCompileError("field `headers`: an include rule needs a header map")
         self.headers = dict(rule.headers)
+        # `params: {roc: {header: target}}`: where the roc* profile (--roc) includes other headers.
+        roc = (rule.params or {}).get("roc") or {}
+        if settings.library_profile == "roc":
+            self.headers.update(roc)
+
+    def target_of(self, header: str) -> str | None:
+        known, target = lookup(self.headers, header)
+        return target if known else header
 
     def visit(self, node, ctx):
         info = include_path(node, ctx)
         if info is None:
             return
         header, open_d, close_d, pstart, pend = info
-        if header not in self.headers:
+        known, target = lookup(self.headers, header)
+        if not known:
             return
-        target = self.headers[header]
         start, end = node.start_byte, node.end_byte
         if target is None:
             msg = self.message(HEADER=header, HIP="(none)")
@@ -75,11 +100,5 @@ class IncludeRule(CompiledRule):
         key = ("include-targets", self.code, parent.id)
         cache = ctx.cache
         if key not in cache:
-            cache[key] = included_headers(parent, ctx, self.headers)
-        resolved = cache[key]
-        for child in parent.named_children:
-            if child.id == node.id:
-                return False
-            if resolved.get(child.id) == target:
-                return True
-        return False
+            cache[key] = seen_before(parent, ctx, self.target_of)
+        return target in cache[key].get(node.id, ())

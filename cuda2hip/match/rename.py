@@ -1,17 +1,94 @@
-"""`rename` and `unmapped` rule kinds: whole-identifier look-ups in CUDA -> HIP name tables.
+"""Name-table rule kinds: `rename` (CUDA name -> HIP name), `unmapped` (CUDA names without a HIP
+equivalent in the chosen ROCm version / library profile) and `unknown-cuda-name` (CUDA-looking
+names that no table knows).
 
 Only identifier, type, field and namespace nodes are looked at (plus identifier tokens of macro
 bodies), so comments, string and character literals are never touched, and a user name that
 merely contains a CUDA name (`my_cudaStream_t`) is a different identifier and never matches.
+
+All name-table rules of a file are merged into one visitor (`NameTables`, via `combine`): one
+dict look-up on the identifier's bytes finds every rule that knows the name, so the cost per
+identifier does not grow with the number of tables.
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
 from ..findings import Edit
-from .api_tables import ApiEntry, load_table, resolve_tables, version_tuple
+from .api_tables import ApiEntry, all_table_paths, load_table, resolve_tables, version_tuple
 from .compiled import CompiledRule, RuleCompileError, rule_kind
+from .defined_names import file_definitions
 
 IDENTIFIER_KINDS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"})
+
+# Names in NVIDIA's API name spaces: cuda*, cu[A-Z]* (driver, cuComplex, cuFile), CU*/CUDA_*
+# (driver types and macros), the math-library prefixes, nvrtc, __nv_*/__CUDA* and CUB's.
+CUDA_LOOKING = re.compile(
+    rb"(?:cuda[A-Z0-9_]|cu[A-Z]|CU[A-Za-z_]|Cuda[A-Z]|nvrtc|NVRTC_|NVFFT_|"
+    rb"cublas|curand|cufft|cusparse|cusolver|cudnn|cufile|cub[A-Z]|Cub[A-Z]|_Cub|_CUB|"
+    rb"__cuda|__CUDA|__CUB|__nv_|__NV_)"
+)
+
+# Library names as users know them, for messages.
+HIP_LIBRARY = {"runtime": "HIP", "driver": "HIP", "device": "HIP", "complex": "HIP", "rtc": "hipRTC",
+               "cublas": "hipBLAS", "curand": "hipRAND", "cufft": "hipFFT", "cusparse": "hipSPARSE",
+               "cusolver": "hipSOLVER", "cudnn": "hipDNN", "cub": "hipCUB", "cufile": "hipFile"}
+ROC_LIBRARY = {"cublas": "rocBLAS", "curand": "rocRAND", "cusparse": "rocSPARSE",
+               "cusolver": "rocSOLVER", "cudnn": "MIOpen"}
+# HIPIFY's hip-side target for cuDNN is hipDNN, for which the tables give no ROCm release.
+NO_ROCM_RELEASE = frozenset({"cudnn"})
+# Targets that are plain C/C++ (e.g. `cusolver_int_t` -> `int`): in every ROCm version.
+_PLAIN_C = re.compile(r"(?:void|int|char|float|double|long|short|unsigned|size_t)\b[\w\s*]*$")
+
+
+@dataclass(frozen=True)
+class Resolution:
+    """What a CUDA name becomes under the run's settings."""
+
+    target: str | None  # name to write, or None when it cannot be renamed
+    reason: str  # why not (target None)
+    label: str  # library of the target (hipBLAS, rocBLAS, ...)
+
+
+def resolve(entry: ApiEntry, profile: str, target_rocm: tuple[int, ...] | None, rocm_text: str,
+            experimental: bool) -> Resolution:
+    lib = entry.library
+    roc = profile == "roc" and lib in ROC_LIBRARY
+    if roc:
+        name, added, removed, exp = entry.roc, entry.roc_added, entry.roc_removed, entry.roc_experimental
+        label = ROC_LIBRARY[lib]
+    else:
+        name, added, removed, exp = entry.hip, entry.hip_added, entry.hip_removed, entry.experimental
+        label = HIP_LIBRARY.get(lib, "HIP")
+    if name is None:
+        reason = f"no {label} equivalent"
+        if roc and entry.hip:
+            reason += f" ({HIP_LIBRARY[lib]} has `{entry.hip}`: drop --roc to use it)"
+        elif not roc and lib in ROC_LIBRARY and entry.roc:
+            reason += f" ({ROC_LIBRARY[lib]} has `{entry.roc}`: use --roc)"
+        return Resolution(None, reason, label)
+    if not roc and lib in NO_ROCM_RELEASE:
+        reason = f"HIPIFY's {label} name `{name}` has no ROCm release"
+        if entry.roc:
+            reason += f"; {ROC_LIBRARY[lib]} has `{entry.roc}` (use --roc)"
+        return Resolution(None, reason, label)
+    if exp and not experimental:
+        return Resolution(None, f"{label}'s `{name}` is experimental (enable with --experimental)", label)
+    plain = bool(_PLAIN_C.match(name))
+    if target_rocm is not None and not plain:
+        if not added:
+            return Resolution(None, f"the tables give no ROCm version for {label}'s `{name}`, so it is not "
+                                    f"known to exist in ROCm {rocm_text}", label)
+        if version_tuple(added) > target_rocm:
+            return Resolution(None, f"{label}'s `{name}` needs ROCm {added} (target is {rocm_text})", label)
+        if removed and version_tuple(removed) <= target_rocm:
+            return Resolution(None, f"{label}'s `{name}` was removed in ROCm {removed}", label)
+    elif removed and not plain:
+        return Resolution(None, f"{label}'s `{name}` was removed in ROCm {removed}", label)
+    return Resolution(name, "", label)
 
 
 class _TableRule(CompiledRule):
@@ -25,78 +102,159 @@ class _TableRule(CompiledRule):
         self.entries: dict[bytes, ApiEntry] = {}
         for path in resolve_tables(rule.source_path, rule.tables or []):
             self.entries.update(load_table(path))
+        params = rule.params or {}
+        kind = params.get("names_kind", "name")
         for cuda, hip in (rule.names or {}).items():
-            self.entries[cuda.encode()] = ApiEntry(cuda, hip, "name", "user", "", "", "", "", "",
-                                                   "", "", "", "", False, None, "")
+            self.entries[cuda.encode()] = ApiEntry.inline(cuda, hip, kind, params.get("library", "user"),
+                                                          str(params.get("hip_added", "")))
         self.target = version_tuple(settings.target_rocm) if settings.target_rocm else None
-        self.texts = frozenset(self.entries)
-        self._texts: dict[str, tuple[str, str]] = {}  # name -> (message, fix description)
+        self._resolved: dict[str, Resolution] = {}
+
+    @classmethod
+    def combine(cls, rules):
+        return NameTables.for_rules(rules)
 
     def applies_to_fragments(self) -> bool:
-        # Macro bodies are covered token by token (see `token`), which also works where the body
-        # is not a complete statement; the fragment tree would see the same names twice.
+        # Macro bodies are covered token by token (see NameTables.token), which also works where
+        # the body is not a complete statement; the fragment tree would see the same names twice.
         return False
 
-    def visit(self, node, ctx):
+    def resolution(self, entry: ApiEntry) -> Resolution:
+        res = self._resolved.get(entry.cuda)
+        if res is None:
+            s = self.settings
+            res = self._resolved[entry.cuda] = resolve(entry, s.library_profile, self.target,
+                                                       s.target_rocm or "", s.experimental)
+        return res
+
+    def visit(self, node, ctx):  # used when a rule runs alone (NameTables normally dispatches)
         start, end = node.start_byte, node.end_byte
         entry = self.entries.get(ctx.data[start:end])
         if entry is not None:
-            self.check(entry, start, end, ctx)
+            self.check(entry, start, end, ctx, node)
 
     def token(self, start, end, name, ctx):
         entry = self.entries.get(name)
         if entry is not None:
-            self.check(entry, start, end, ctx)
+            self.check(entry, start, end, ctx, None)
 
-    def available(self, entry: ApiEntry) -> bool:
-        """Whether the HIP name exists in the targeted ROCm version (and is not experimental
-        unless experimental mappings are allowed)."""
-        if entry.hip is None:
-            return False
-        if entry.experimental and not self.settings.experimental:
-            return False
-        if self.target is not None:
-            added = version_tuple(entry.hip_added) if entry.hip_added else ()
-            if added and added > self.target:
-                return False
-            removed = version_tuple(entry.hip_removed) if entry.hip_removed else ()
-            if removed and removed <= self.target:
-                return False
-        return True
-
-    def check(self, entry: ApiEntry, start: int, end: int, ctx) -> None:
+    def check(self, entry: ApiEntry, start: int, end: int, ctx, node) -> None:
         raise NotImplementedError
+
+
+def is_namespace_use(ctx, node, start: int, end: int) -> bool:
+    """`cub` as a namespace (`cub::X`, `using namespace cub`), not a variable named cub."""
+    if node is not None:
+        if node.type == "namespace_identifier":
+            return True
+        parent = node.parent  # `using namespace cub;` parses as a using_declaration
+        return parent is not None and parent.type == "using_declaration" and any(
+            c.type == "namespace" for c in parent.children)
+    rest = ctx.data[end:end + 3].lstrip()
+    return rest.startswith(b"::") or ctx.data[max(0, start - 16):start].rstrip().endswith(b"namespace")
+
+
+def is_call_of_undefined(ctx, node, start: int, end: int) -> bool:
+    """For generic-looking names (`umax`, `saturate`): a call, of a function the file does not
+    define itself (a project's own `umax` is not CUDA's)."""
+    name = ctx.data[start:end]
+    if name in file_definitions(ctx):
+        return False
+    if node is None:
+        return ctx.data[end:end + 64].lstrip().startswith(b"(")
+    parent = node.parent
+    return parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node
 
 
 @rule_kind("rename")
 class RenameRule(_TableRule):
     """Report CUDA names with a HIP equivalent and rename them."""
 
-    def check(self, entry, start, end, ctx):
-        if entry.hip == entry.cuda or not self.available(entry):
+    def __init__(self, rule, settings):
+        super().__init__(rule, settings)
+        # e.g. cuDNN -> MIOpen: the function signatures differ, enum and type names do not.
+        params = rule.params or {}
+        self.unsafe_kinds = frozenset(params.get("unsafe_kinds", ()))
+        if settings.library_profile == "roc":
+            # roc* libraries are not drop-in: other handle types, some other parameters.
+            self.unsafe_kinds |= frozenset(params.get("roc_unsafe_kinds", ()))
+
+    def check(self, entry, start, end, ctx, node):
+        if entry.kind == "namespace" and not is_namespace_use(ctx, node, start, end):
             return
-        texts = self._texts.get(entry.cuda)
-        if texts is None:  # a rename-heavy file reports the same few names many times
-            texts = self._texts[entry.cuda] = (
-                self.message(NAME=entry.cuda, HIP=entry.hip, SECTION=entry.section, LIBRARY=entry.library),
-                f"Rename to `{entry.hip}`")
-        ctx.report(self, start, end, texts[0], edits=[Edit(start, end, entry.hip)], description=texts[1])
+        res = self.resolution(entry)
+        if res.target is None or res.target == entry.cuda:
+            return
+        msg = self.message(NAME=entry.cuda, HIP=res.target, SECTION=entry.section, LIBRARY=res.label)
+        app = "unsafe" if entry.kind in self.unsafe_kinds else None
+        ctx.report(self, start, end, msg, edits=[Edit(start, end, res.target)], applicability=app,
+                   description=f"Rename to `{res.target}`", data={"library": entry.library, "hip": res.target})
 
 
 @rule_kind("unmapped")
 class UnmappedRule(_TableRule):
     """Report CUDA names that have no HIP equivalent (or none in the targeted ROCm version)."""
 
-    def check(self, entry, start, end, ctx):
-        if entry.hip is not None and self.available(entry):
+    def check(self, entry, start, end, ctx, node):
+        res = self.resolution(entry)
+        if res.target is not None:
             return
-        if entry.hip is None:
-            reason = "no HIP equivalent"
-        elif entry.experimental and not self.settings.experimental:
-            reason = f"HIP's `{entry.hip}` is experimental (enable with --experimental)"
-        elif entry.hip_removed and self.target and version_tuple(entry.hip_removed) <= self.target:
-            reason = f"HIP's `{entry.hip}` was removed in ROCm {entry.hip_removed}"
+        if not CUDA_LOOKING.match(entry.cuda.encode()) and not is_call_of_undefined(ctx, node, start, end):
+            return
+        msg = self.message(NAME=entry.cuda, REASON=res.reason, SECTION=entry.section, LIBRARY=entry.library)
+        ctx.report(self, start, end, msg, data={"reason": res.reason, "library": entry.library})
+
+
+class NameTables(CompiledRule):
+    """One visitor for every name-table rule of a rule set (see module docstring)."""
+
+    kinds = IDENTIFIER_KINDS
+    wants_tokens = True
+
+    def __init__(self, rules):
+        self.rules = rules
+        self.code = "+".join(r.code for r in rules)
+        self.index: dict[bytes, tuple[tuple[_TableRule, ApiEntry], ...]] = {}
+        merged: dict[bytes, list] = {}
+        for r in rules:
+            for name, entry in getattr(r, "entries", {}).items():
+                merged.setdefault(name, []).append((r, entry))
+        self.index = {k: tuple(v) for k, v in merged.items()}
+        # rules that want the names no table of this set matched (see leftovers.py)
+        self.unknown = [r for r in rules if hasattr(r, "miss")]
+
+    _cache: dict[tuple[int, ...], "NameTables"] = {}
+
+    @classmethod
+    def for_rules(cls, rules) -> "NameTables":
+        # Rule sets are rebuilt per file when pre-filters drop rules; the index is not.
+        key = tuple(id(r) for r in rules)
+        got = cls._cache.get(key)
+        if got is None or got.rules != rules:
+            got = cls._cache[key] = cls(rules)
+        return got
+
+    def applies_to_fragments(self) -> bool:
+        return False
+
+    # An identifier matters only when a table knows it, or when an unknown-name rule may report
+    # it: the frontend visits just those (see CompiledRule.by_text).
+    by_text = True
+
+    def wanted_texts(self, words: set[bytes]) -> set[bytes]:
+        wanted = words.intersection(self.index)
+        for rule in self.unknown:
+            wanted.update(w for w in words if rule.may_report(w))
+        return wanted
+
+    def visit(self, node, ctx):
+        self.token(node.start_byte, node.end_byte, ctx.data[node.start_byte:node.end_byte], ctx, node)
+
+    def token(self, start, end, name, ctx, node=None):
+        hits = self.index.get(name)
+        if hits is not None:
+            for rule, entry in hits:
+                rule.check(entry, start, end, ctx, node)
         else:
-            reason = f"HIP's `{entry.hip}` needs ROCm {entry.hip_added} (target is {self.settings.target_rocm})"
-        msg = self.message(NAME=entry.cuda, REASON=reason, SECTION=entry.section, LIBRARY=entry.library)
-        ctx.report(self, start, end, msg, data={"reason": reason, "library": entry.library})
+            for rule in self.unknown:
+                rule.miss(name, start, end, ctx, node)

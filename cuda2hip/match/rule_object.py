@@ -277,7 +277,15 @@ def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str =
     if not parts:
         raise RuleObjectError(f"field `{where}`: empty rule object (needs pattern, kind, regex, query, "
                               "check, a relation or a composite)")
+    # Cheap structural tests first, then relations, then arbitrary Python predicates: the
+    # conjunction means the same whatever the order, only faster.
+    parts.sort(key=lambda m: _COST.get(type(m), 2))
     return parts[0] if len(parts) == 1 else AllMatcher(parts)
+
+
+_COST = {KindMatcher: 0, PatternMatcher: 0, RegexMatcher: 1, AnyMatcher: 1, AllMatcher: 1,
+         NotMatcher: 2, InsideMatcher: 3, HasMatcher: 3, FollowsMatcher: 3, PrecedesMatcher: 3,
+         QueryMatcher: 4, CheckMatcher: 5}
 
 
 def _is_known_kind(kind: str, language: str) -> bool:

@@ -11,6 +11,11 @@ FORMATS: dict[str, str] = {
     "text": ".text",
     "concise": ".concise",
     "json": ".json_format",
+    "sarif": ".sarif",
+    "github": ".github",
+    "markdown": ".markdown",
+    "html": ".html",
+    "statistics": ".statistics",
 }
 
 

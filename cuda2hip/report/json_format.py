@@ -11,4 +11,9 @@ def render(run, ctx) -> str:
     findings = [f.to_dict() for f in run.fixed] + [f.to_dict() for f in run.findings]
     findings.sort(key=lambda d: (d["path"], d["line"], d["column"], d["code"]))
     payload = {"findings": findings, "summary": summarize(run, ctx.settings.fail_on)}
+    if ctx.extra.get("diffs"):  # `fix --report x.json`: what each changed file became
+        from .diff import unified_diff
+
+        payload["changes"] = [{"path": r.path, "diff": unified_diff(r.path, r.original, r.migrated)}
+                              for r in run.files if r.changed]
     return json.dumps(payload, indent=2, ensure_ascii=False) + "\n"

@@ -89,6 +89,8 @@ def summary_line(s: dict, mode: str) -> str:
             parts.append("; ".join(hints) + ".")
     if s["suppressed"]:
         parts.append(f"{s['suppressed']} suppressed.")
+    if s.get("baselined"):
+        parts.append(f"{s['baselined']} in the baseline.")
     if s["errors"]:
         parts.append(f"{len(s['errors'])} file error{'s' if len(s['errors']) != 1 else ''}.")
     return " ".join(parts)

@@ -45,7 +45,9 @@ def cache_dir() -> Path | None:
 
 
 def rule_files(directory: Path) -> list[Path]:
-    return sorted(p for p in directory.rglob("*.yaml") if p.is_file())
+    # `data/` folders hold tables that rules reference (JSON or YAML), not rules.
+    return sorted(p for p in directory.rglob("*.yaml")
+                  if p.is_file() and "data" not in p.relative_to(directory).parts[:-1])
 
 
 def _load_yaml(path: Path):

@@ -1,0 +1,201 @@
+"""Block barriers: barriers under thread-dependent control flow (HIP401), bare
+`__builtin_amdgcn_s_barrier()` without fences (HIP407), and grid-wide syncs without a
+cooperative launch in the translation unit (HIP408)."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from ...findings import Edit
+from ..builders import BuiltFix, fix_builder
+from ..predicates import predicate
+from .cuda_ast import (callee, callee_name, call_args, capture, enclosing_function, find_declaration, line_of,
+                       text, thread_taint, type_text, walk)
+
+BARRIERS = frozenset({"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"})
+LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+
+
+def _condition(node: ts.Node) -> ts.Node | None:
+    cond = node.child_by_field_name("condition")
+    return cond
+
+
+def _head(ctx, node: ts.Node, cond: ts.Node) -> str:
+    keyword = {"if_statement": "if", "while_statement": "while", "do_statement": "while",
+               "for_statement": "for", "switch_statement": "switch"}.get(node.type, "")
+    cond_text = " ".join(text(cond, ctx.data).split())
+    if keyword == "for":
+        return f"for (...; {cond_text}; ...)"
+    if cond.type in ("condition_clause", "parenthesized_expression"):
+        return f"{keyword} {cond_text}".strip()
+    return f"{keyword} ({cond_text})".strip() if keyword else cond_text
+
+
+@predicate("barrier-in-thread-dependent-flow")
+def barrier_in_thread_dependent_flow(node, env, ctx, args):
+    """A `__syncthreads*` call that not every thread of the block may reach: inside an
+    if/loop/switch/?:/&&/|| whose condition depends on the thread index, or after a `return`
+    (or a `continue` of an enclosing loop) under such a condition. Adds $BARRIER, $WHERE."""
+    name = callee_name(node, ctx.data)
+    if name not in BARRIERS or node.child_by_field_name("function").type != "identifier":
+        return False
+    taint = thread_taint(node, ctx)
+    if taint is None:
+        return False
+    fn = enclosing_function(node)
+    child, cur = node, node.parent
+    while cur is not None and cur != fn:
+        cond = None
+        if cur.type in ("if_statement", "while_statement", "do_statement", "for_statement", "switch_statement"):
+            cond = _condition(cur)
+            if cond is not None and (child == cond or _contains(cond, node)):
+                cond = None  # the barrier is in the condition itself
+        elif cur.type == "conditional_expression":
+            cond = cur.child_by_field_name("condition")
+            if cond is not None and _contains(cond, node):
+                cond = None
+        elif cur.type == "binary_expression" and text(cur.child_by_field_name("operator"), ctx.data) in ("&&", "||"):
+            left = cur.child_by_field_name("left")
+            if not _contains(left, node):
+                cond = left
+        if cond is not None and taint.depends(cond):
+            where = f"inside `{_head(ctx, cur, cond)}` (line {line_of(ctx, cur)}), whose condition depends on the thread index"
+            return {"BARRIER": capture(node, ctx.data, name), "WHERE": capture(node, ctx.data, where)}
+        child, cur = cur, cur.parent
+    exit_ = _early_exit_before(node, fn, taint, ctx)
+    if exit_ is not None:
+        return {"BARRIER": capture(node, ctx.data, name), "WHERE": capture(node, ctx.data, exit_)}
+    return False
+
+
+def _contains(outer: ts.Node | None, inner: ts.Node) -> bool:
+    return outer is not None and outer.start_byte <= inner.start_byte and inner.end_byte <= outer.end_byte
+
+
+def _early_exit_before(barrier: ts.Node, fn: ts.Node | None, taint, ctx) -> str | None:
+    for n in taint.exits:
+        if n.start_byte >= barrier.start_byte:
+            break
+        if n.type == "continue_statement":
+            loop = _ancestor(n, LOOPS, fn)
+            if loop is None or not _contains(loop, barrier):
+                continue
+        # the nearest thread-dependent `if` around the exit that does not contain the barrier
+        cur = n.parent
+        while cur is not None and cur != fn:
+            if _contains(cur, barrier):
+                break
+            if cur.type == "if_statement":
+                cond = _condition(cur)
+                if cond is not None and taint.depends(cond):
+                    word = "return" if n.type == "return_statement" else "continue"
+                    return (f"after an early `{word}` under the thread-dependent `{_head(ctx, cur, cond)}` "
+                            f"(line {line_of(ctx, cur)}): threads that left never reach it")
+            cur = cur.parent
+    return None
+
+
+def _ancestor(node: ts.Node, kinds, stop: ts.Node | None) -> ts.Node | None:
+    cur = node.parent
+    while cur is not None and cur != stop:
+        if cur.type in kinds:
+            return cur
+        cur = cur.parent
+    return None
+
+
+# ---------------------------------------------------------------- bare s_barrier
+
+FENCES = frozenset({"__builtin_amdgcn_fence", "__atomic_work_item_fence", "__threadfence", "__threadfence_block",
+                    "__threadfence_system", "__atomic_thread_fence", "atomic_thread_fence"})
+
+
+def _statement(node: ts.Node) -> ts.Node:
+    return node.parent if node.parent is not None and node.parent.type == "expression_statement" else node
+
+
+def _is_fence(stmt: ts.Node | None, data: bytes) -> bool:
+    if stmt is None:
+        return False
+    return any(n.type == "call_expression" and callee_name(n, data) in FENCES for n in walk(stmt))
+
+
+def _sibling(node: ts.Node, forward: bool) -> ts.Node | None:
+    sib = node.next_named_sibling if forward else node.prev_named_sibling
+    while sib is not None and sib.type == "comment":
+        sib = sib.next_named_sibling if forward else sib.prev_named_sibling
+    return sib
+
+
+@predicate("bare-s-barrier")
+def bare_s_barrier(node, env, ctx, args):
+    """`__builtin_amdgcn_s_barrier()` without a fence right before and right after it. Adds
+    $MISSING (which fences are missing)."""
+    if callee_name(node, ctx.data) != "__builtin_amdgcn_s_barrier":
+        return False
+    stmt = _statement(node)
+    before = _is_fence(_sibling(stmt, False), ctx.data)
+    after = _is_fence(_sibling(stmt, True), ctx.data)
+    if before and after:
+        return False
+    missing = ("a release fence before it and an acquire fence after it" if not (before or after)
+               else "a release fence before it" if not before else "an acquire fence after it")
+    return {"MISSING": capture(node, ctx.data, missing)}
+
+
+@fix_builder("bare-s-barrier-to-syncthreads")
+def bare_s_barrier_to_syncthreads(match, ctx, rule):
+    stmt = _statement(match.node)
+    if _is_fence(_sibling(stmt, False), ctx.data) or _is_fence(_sibling(stmt, True), ctx.data):
+        return None  # partly fenced: the intent is not clear enough to rewrite
+    return BuiltFix([Edit(match.start, match.end, "__syncthreads()")],
+                    description="Use `__syncthreads()` (fence + barrier + fence)")
+
+
+# ---------------------------------------------------------------- grid sync
+
+COOPERATIVE_LAUNCH = re.compile(
+    rb"\b(cudaLaunchCooperativeKernel|hipLaunchCooperativeKernel|cudaLaunchCooperativeKernelMultiDevice|"
+    rb"hipLaunchCooperativeKernelMultiDevice|hipModuleLaunchCooperativeKernel|cuLaunchCooperativeKernel|"
+    rb"cudaLaunchAttributeCooperative|hipLaunchAttributeCooperative|CU_LAUNCH_ATTRIBUTE_COOPERATIVE)\b")
+
+
+def _is_grid(node: ts.Node, ctx) -> bool:
+    data = ctx.data
+    if node.type == "call_expression":
+        return callee_name(node, data) == "this_grid"
+    if node.type != "identifier":
+        return False
+    found = find_declaration(node, text(node, data), data)
+    if found is None:
+        return False
+    typ, decl = found
+    if "grid_group" in type_text(decl, typ, data):
+        return True
+    return decl.type == "declaration" and b"this_grid" in data[decl.start_byte:decl.end_byte]
+
+
+@predicate("grid-sync-without-cooperative-launch")
+def grid_sync_without_cooperative_launch(node, env, ctx, args):
+    """`grid.sync()` / `cg::sync(grid)` / `this_grid().sync()` in a translation unit that has no
+    cooperative launch. Adds $SYNC (the call as written)."""
+    fn = callee(node)
+    if fn is None or text(fn, ctx.data) != "sync":
+        return False
+    function = node.child_by_field_name("function")
+    if function.type == "field_expression":
+        target = function.child_by_field_name("argument")
+    else:
+        args_ = call_args(node)
+        target = args_[0] if len(args_) == 1 else None
+    if target is None or not _is_grid(target, ctx):
+        return False
+    cache = ctx.file_cache
+    if "cooperative-launch" not in cache:
+        cache["cooperative-launch"] = bool(COOPERATIVE_LAUNCH.search(ctx.file_context.data))
+    if cache["cooperative-launch"]:
+        return False
+    return {"SYNC": capture(node, ctx.data)}

@@ -1,0 +1,292 @@
+"""Small tree-sitter-cuda helpers the semantic rules share: call names and arguments, the
+enclosing function, declarations in scope, and thread-index dependence of expressions.
+
+Analyses that cost a walk over a function are cached per function in `ctx.file_cache` (keyed
+by the function's byte range in the file, so macro-body fragments do not collide).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Iterator
+
+import tree_sitter as ts
+
+from ..pattern import Capture
+
+FUNCTION_KINDS = frozenset({"function_definition", "lambda_expression"})
+# Per-thread values: the thread index, the lane id, and cooperative-groups ranks.
+THREAD_SOURCES = frozenset({
+    "threadIdx", "hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z", "__lane_id", "__lanemask_lt",
+    "__lanemask_gt", "__lanemask_eq", "laneid", "thread_rank", "thread_index",
+})
+INT_LITERAL = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
+
+
+def text(node: ts.Node | None, data: bytes) -> str:
+    if node is None:
+        return ""
+    return data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
+
+
+def capture(node: ts.Node, data: bytes, value: str | None = None) -> Capture:
+    """A capture for a predicate to add to the match environment (`value` overrides the text,
+    for message placeholders that are not source text)."""
+    return Capture((node,), node.start_byte, node.end_byte, text(node, data) if value is None else value)
+
+
+def named(node: ts.Node) -> list[ts.Node]:
+    return [c for c in node.named_children if c.type != "comment"]
+
+
+def callee(call: ts.Node) -> ts.Node | None:
+    """The node naming the called function: `f`, `ns::f` -> `f`, `obj.f` -> `f`, `f<T>` -> `f`."""
+    fn = call.child_by_field_name("function")
+    while fn is not None:
+        if fn.type in ("identifier", "field_identifier"):
+            return fn
+        if fn.type == "qualified_identifier":
+            fn = fn.child_by_field_name("name")
+        elif fn.type == "template_function":
+            fn = fn.child_by_field_name("name")
+        elif fn.type == "field_expression":
+            fn = fn.child_by_field_name("field")
+        else:
+            return None
+    return None
+
+
+def callee_name(call: ts.Node, data: bytes) -> str:
+    return text(callee(call), data)
+
+
+def call_args(call: ts.Node) -> list[ts.Node]:
+    args = call.child_by_field_name("arguments")
+    return named(args) if args is not None else []
+
+
+def launch_config(call: ts.Node) -> list[ts.Node] | None:
+    """The `<<<...>>>` arguments of a kernel launch, or None when `call` is not a launch."""
+    for c in call.children:
+        if c.type == "kernel_call_syntax":
+            return named(c)
+    return None
+
+
+def enclosing_function(node: ts.Node) -> ts.Node | None:
+    cur = node.parent
+    while cur is not None:
+        if cur.type in FUNCTION_KINDS:
+            return cur
+        cur = cur.parent
+    return None
+
+
+def function_body(fn: ts.Node) -> ts.Node | None:
+    return fn.child_by_field_name("body")
+
+
+def walk(node: ts.Node) -> Iterator[ts.Node]:
+    """Named descendants of `node` (itself included), in document order."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        if cur.is_named:
+            yield cur
+        stack.extend(reversed(cur.children))
+
+
+@lru_cache(maxsize=None)
+def _query(source: str) -> ts.Query:
+    from ... import parse as parsing
+
+    return ts.Query(parsing.language("cuda"), source)
+
+
+def identifiers(node: ts.Node, data: bytes) -> set[str]:
+    """Names of the identifiers and fields in `node` (a query: much faster than a Python walk)."""
+    caps = ts.QueryCursor(_query("[(identifier) (field_identifier)] @id")).captures(node)
+    return {data[n.start_byte:n.end_byte].decode("utf-8", errors="replace") for n in caps.get("id", ())}
+
+
+def declarator_name(decl: ts.Node | None, data: bytes) -> str | None:
+    """`x` of `x`, `*x`, `x[4]`, `&x`, `x = v`."""
+    while decl is not None:
+        if decl.type == "identifier":
+            return text(decl, data)
+        if decl.type in ("field_identifier",):
+            return text(decl, data)
+        decl = decl.child_by_field_name("declarator")
+    return None
+
+
+def int_value(node: ts.Node | None, data: bytes) -> int | None:
+    """Value of an integer literal (also `-1`, `(x)`), else None."""
+    if node is None:
+        return None
+    if node.type == "parenthesized_expression":
+        inner = named(node)
+        return int_value(inner[0], data) if len(inner) == 1 else None
+    if node.type == "number_literal":
+        raw = text(node, data)
+        sign = -1 if raw.startswith("-") else 1  # tree-sitter folds `-1` into the literal
+        m = INT_LITERAL.match(raw.lstrip("-").strip())
+        if not m:
+            return None
+        digits = m.group(1).lower()
+        if digits.startswith("0x"):
+            return sign * int(digits, 16)
+        if digits.startswith("0b"):
+            return sign * int(digits[2:], 2)
+        if len(digits) > 1 and digits.startswith("0"):
+            return sign * int(digits, 8)
+        return sign * int(digits)
+    return None
+
+
+def literal_suffix(node: ts.Node, data: bytes) -> str:
+    m = INT_LITERAL.match(text(node, data).lstrip("-").strip())
+    return m.group(2).lower() if m else ""
+
+
+# ---------------------------------------------------------------- declarations in scope
+
+
+def declarations_before(node: ts.Node, data: bytes) -> list[tuple[str, ts.Node, ts.Node]]:
+    """(name, type node, declaration node) of the parameters of the enclosing function and of
+    the declarations in enclosing blocks that come before `node` (C++ scoping, simplified)."""
+    out: list[tuple[str, ts.Node, ts.Node]] = []
+    fn = enclosing_function(node)
+    cur = node
+    while cur is not None and cur != fn:
+        parent = cur.parent
+        if parent is None:
+            break
+        if parent.type in ("compound_statement", "for_statement", "translation_unit", "case_statement"):
+            for sib in parent.named_children:
+                if sib.start_byte >= cur.start_byte:
+                    break
+                if sib.type == "declaration":
+                    out.extend(_declared(sib, data))
+        cur = parent
+    if fn is not None:
+        decl = fn.child_by_field_name("declarator")
+        while decl is not None and decl.type != "function_declarator":
+            decl = decl.child_by_field_name("declarator")
+        params = decl.child_by_field_name("parameters") if decl is not None else None
+        if params is None and fn.type == "lambda_expression":
+            d = fn.child_by_field_name("declarator")
+            params = d.child_by_field_name("parameters") if d is not None else None
+        for p in named(params) if params is not None else []:
+            if p.type in ("parameter_declaration", "optional_parameter_declaration"):
+                name = declarator_name(p.child_by_field_name("declarator"), data)
+                if name:
+                    out.append((name, p.child_by_field_name("type"), p))
+    return out
+
+
+def _declared(decl: ts.Node, data: bytes) -> list[tuple[str, ts.Node, ts.Node]]:
+    typ = decl.child_by_field_name("type")
+    out = []
+    for d in decl.children_by_field_name("declarator"):
+        name = declarator_name(d, data)
+        if name:
+            out.append((name, typ, decl))
+    return out
+
+
+def find_declaration(node: ts.Node, name: str, data: bytes) -> tuple[ts.Node, ts.Node] | None:
+    """(type node, declaration) of the nearest declaration of `name` visible at `node`."""
+    found = None
+    for n, typ, decl in declarations_before(node, data):
+        if n == name and found is None:
+            found = (typ, decl)
+    return found
+
+
+def declarator_of(decl: ts.Node, name: str, data: bytes) -> ts.Node | None:
+    for d in decl.children_by_field_name("declarator"):
+        if declarator_name(d, data) == name:
+            return d
+    return None
+
+
+def type_text(decl: ts.Node, typ: ts.Node | None, data: bytes) -> str:
+    """The declared type as written, with qualifiers (`const unsigned int`)."""
+    parts = [text(c, data) for c in decl.children if c.type == "type_qualifier"]
+    parts.append(text(typ, data))
+    return " ".join(p for p in parts if p)
+
+
+# ---------------------------------------------------------------- thread-index dependence
+
+
+class ThreadTaint:
+    """Which local variables of a function hold per-thread values (derived from threadIdx, the
+    lane id or a cooperative-groups rank, directly or through other variables)."""
+
+    def __init__(self, fn: ts.Node, data: bytes):
+        self.data = data
+        self.names: set[str] = set()
+        # how each tainted name got its value: name -> text of the first tainting value
+        self.origin: dict[str, str] = {}
+        # early exits (`return`, `continue`) in document order, for barrier analyses
+        self.exits: list[ts.Node] = []
+        body = function_body(fn) or fn
+        flows: list[tuple[str, ts.Node]] = []
+        caps = ts.QueryCursor(_query(
+            "[(init_declarator) (assignment_expression) (for_range_loop) (return_statement) (continue_statement)] @n"
+        )).captures(body)
+        for n in sorted(caps.get("n", ()), key=lambda x: x.start_byte):
+            if n.type in ("return_statement", "continue_statement"):
+                self.exits.append(n)
+            elif n.type == "init_declarator":
+                name = declarator_name(n.child_by_field_name("declarator"), data)
+                value = n.child_by_field_name("value")
+                if name and value is not None:
+                    flows.append((name, value))
+            elif n.type == "assignment_expression":
+                left = n.child_by_field_name("left")
+                if left is not None and left.type == "identifier":
+                    flows.append((text(left, data), n.child_by_field_name("right")))
+            elif n.type == "for_range_loop":
+                name = declarator_name(n.child_by_field_name("declarator"), data)
+                right = n.child_by_field_name("right")
+                if name and right is not None:
+                    flows.append((name, right))
+        changed = True
+        idents = [(name, identifiers(v, data) if v is not None else set(), v) for name, v in flows]
+        while changed:
+            changed = False
+            for name, ids, value in idents:
+                if name in self.names:
+                    continue
+                if ids & THREAD_SOURCES or ids & self.names:
+                    self.names.add(name)
+                    self.origin[name] = text(value, data)
+                    changed = True
+
+    def depends(self, node: ts.Node | None) -> bool:
+        if node is None:
+            return False
+        ids = identifiers(node, self.data)
+        return bool(ids & THREAD_SOURCES or ids & self.names)
+
+
+def thread_taint(node: ts.Node, ctx) -> ThreadTaint | None:
+    """The analysis of the function enclosing `node` (cached per function)."""
+    fn = enclosing_function(node)
+    if fn is None:
+        return None
+    key = ("thread-taint", ctx.base + fn.start_byte, ctx.base + fn.end_byte)
+    cache = ctx.file_cache
+    got = cache.get(key)
+    if got is None:
+        got = ThreadTaint(fn, ctx.data)
+        cache[key] = got
+    return got
+
+
+def line_of(ctx, node: ts.Node) -> int:
+    return ctx.source.position(ctx.base + node.start_byte)[0]

@@ -1,0 +1,486 @@
+"""Warp intrinsics on 64-lane wavefronts: 32-bit masks of the `_sync` functions (HIP402),
+`_sync` functions the targeted ROCm lacks (HIP403), ballots truncated to 32 bits (HIP404),
+hard-coded warp size 32 (HIP405) and the HIP meaning of the legacy intrinsics (HIP406)."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from ...findings import Edit
+from ..api_tables import version_tuple
+from ..builders import BuiltFix, fix_builder
+from ..predicates import predicate
+from .cuda_ast import (call_args, callee_name, capture, declarator_name, enclosing_function, find_declaration,
+                       function_body, int_value, literal_suffix, named, text, thread_taint, type_text, walk)
+
+# `_sync` functions whose first argument is the lane mask
+MASKED = frozenset({
+    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
+    "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync",
+    "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync", "__syncwarp",
+})
+# `_sync` function -> the HIP builtin without a mask that does the same for a full mask
+LEGACY_EQUIVALENT = {
+    "__shfl_sync": "__shfl", "__shfl_up_sync": "__shfl_up", "__shfl_down_sync": "__shfl_down",
+    "__shfl_xor_sync": "__shfl_xor", "__ballot_sync": "__ballot", "__any_sync": "__any", "__all_sync": "__all",
+}
+BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask"})
+WARP_SYNC_OPT_IN = (6, 2)  # -DHIP_ENABLE_WARP_SYNC_BUILTINS
+WARP_SYNC_DEFAULT = (7, 0)
+FULL_MASK_64 = "0xffffffffffffffffull"
+
+TYPES_32 = frozenset({"int", "unsigned", "unsigned int", "signed", "signed int", "uint32_t", "int32_t",
+                      "std::uint32_t", "std::int32_t", "uint", "unsigned int32_t"})
+TYPES_64 = frozenset({"unsigned long long", "unsigned long long int", "long long", "long long int", "uint64_t",
+                      "int64_t", "std::uint64_t", "std::int64_t", "unsigned long", "long", "size_t", "lane_mask_t",
+                      "__hip_lane_mask_t"})
+
+
+def _target(ctx) -> tuple[int, ...] | None:
+    t = ctx.settings.target_rocm
+    return version_tuple(t) if t else None
+
+
+def _strip_type(t: str) -> str:
+    return " ".join(w for w in t.split() if w not in ("const", "volatile", "constexpr", "static", "register"))
+
+
+class Mask:
+    """What is known about a mask expression."""
+
+    def __init__(self, bits: int | None, full: bool = False, how: str = "", fix: tuple[int, int, str] | None = None):
+        self.bits = bits  # 32, 64 or None (unknown)
+        self.full = full  # all lanes
+        self.how = how  # why it is 32-bit, for the message
+        self.fix = fix  # (start, end, replacement) turning it into a 64-bit full mask
+
+
+def classify_mask(node: ts.Node, ctx, *, depth: int = 0) -> Mask:
+    data = ctx.data
+    if node.type == "parenthesized_expression" and len(named(node)) == 1:
+        inner = classify_mask(named(node)[0], ctx, depth=depth)
+        if inner.fix and inner.full:
+            inner.fix = (node.start_byte, node.end_byte, FULL_MASK_64)
+        return inner
+    if node.type == "number_literal":
+        v = int_value(node, data)
+        if v is None or v < -1:
+            return Mask(None)
+        if "ll" in literal_suffix(node, data) or v > 0xFFFFFFFF:
+            return Mask(64, v in (-1, (1 << 64) - 1))
+        full = v in (-1, 0xFFFFFFFF)
+        return Mask(32, full, "a 32-bit literal", (node.start_byte, node.end_byte, FULL_MASK_64) if full else None)
+    if node.type == "unary_expression":
+        op = text(node.child_by_field_name("operator"), data)
+        arg = node.child_by_field_name("argument")
+        v = int_value(arg, data)
+        if v is None:
+            return Mask(None)
+        wide = "ll" in literal_suffix(arg, data) if arg.type == "number_literal" else False
+        full = (op == "-" and v == 1) or (op == "~" and v == 0)
+        if wide:
+            return Mask(64, full)
+        return Mask(32, full, "a 32-bit `int` / `unsigned` expression",
+                    (node.start_byte, node.end_byte, FULL_MASK_64) if full else None)
+    if node.type == "cast_expression":
+        t = _strip_type(text(node.child_by_field_name("type"), data))
+        if t in TYPES_64:
+            return Mask(64)
+        if t in TYPES_32:
+            inner = classify_mask(node.child_by_field_name("value"), ctx, depth=depth)
+            full = inner.full or int_value(node.child_by_field_name("value"), data) == 0xFFFFFFFF
+            return Mask(32, full, f"cast to `{t}`", (node.start_byte, node.end_byte, FULL_MASK_64) if full else None)
+        return Mask(None)
+    if node.type == "call_expression":
+        name = callee_name(node, data)
+        if name in BALLOTS:
+            return Mask(64, name == "__activemask")  # HIP: 64-bit unsigned long long
+        return Mask(None)
+    if node.type == "identifier" and depth < 3:
+        name = text(node, data)
+        found = find_declaration(node, name, data) or _global_declaration(ctx, name)
+        if found is not None:
+            typ, decl = found
+            t = _strip_type(type_text(decl, typ, data))
+            if t in TYPES_32:
+                return Mask(32, False, f"`{name}` is declared `{t}`")
+            if t in TYPES_64:
+                return Mask(64)
+            if t == "auto" and decl.type == "declaration":
+                for d in decl.children_by_field_name("declarator"):
+                    if declarator_name(d, data) == name and d.child_by_field_name("value") is not None:
+                        inner = classify_mask(d.child_by_field_name("value"), ctx, depth=depth + 1)
+                        return Mask(inner.bits, inner.full, f"`{name}` is `auto` from {inner.how}" if inner.how else "")
+            return Mask(None)
+        return _macro_mask(ctx, name)
+    return Mask(None)
+
+
+def _global_declaration(ctx, name: str):
+    """(type node, declaration) of a file-scope variable `name` (table cached per tree)."""
+    key = ("file-scope-declarations", ctx.base)
+    table = ctx.file_cache.get(key)
+    if table is None:
+        table = {}
+        for decl in ctx.tree.root_node.named_children:
+            if decl.type != "declaration":
+                continue
+            for d in decl.children_by_field_name("declarator"):
+                var = declarator_name(d, ctx.data)
+                if var:
+                    table.setdefault(var, (decl.child_by_field_name("type"), decl))
+        ctx.file_cache[key] = table
+    return table.get(name)
+
+
+_DEFINE = r"^[ \t]*#[ \t]*define[ \t]+{name}[ \t]+(\(?\s*(0[xX][0-9a-fA-F]+|[0-9]+|~0|-1)([uUlL]*)\s*\)?)[ \t]*(//.*|/\*.*)?$"
+
+
+def _macro_mask(ctx, name: str) -> Mask:
+    """An object-like `#define NAME <integer literal>` of this file."""
+    data = ctx.file_context.data
+    m = re.search(_DEFINE.format(name=re.escape(name)).encode(), data, re.MULTILINE)
+    if m is None:
+        return Mask(None)
+    lit, digits, suffix = m.group(1).decode(), m.group(2).decode(), m.group(3).decode().lower()
+    if digits in ("~0", "-1"):
+        value = None  # all bits of the literal's type
+    elif digits.lower().startswith("0x"):
+        value = int(digits, 16)
+    else:
+        value = int(digits, 8) if len(digits) > 1 and digits.startswith("0") else int(digits)
+    if "ll" in suffix or (value is not None and value > 0xFFFFFFFF):
+        return Mask(64, value is None or value == (1 << 64) - 1)
+    full = value is None or value == 0xFFFFFFFF
+    fix = None
+    if full and not ctx.is_fragment:
+        fix = (m.start(1), m.start(1) + len(m.group(1).rstrip()), FULL_MASK_64)
+    return Mask(32, full, f"`{name}` is defined as `{lit.strip()}`", fix)
+
+
+@predicate("warp-sync-mask-32-bit")
+def warp_sync_mask_32_bit(node, env, ctx, args):
+    """A `_sync` warp function / `__syncwarp` whose mask is 32 bits wide, when the target has
+    the `_sync` functions (no --target-rocm, or >= 6.2). Adds $FN, $MASK, $HOW."""
+    name = callee_name(node, ctx.data)
+    if name not in MASKED:
+        return False
+    target = _target(ctx)
+    if target is not None and target < WARP_SYNC_OPT_IN:
+        return False  # HIP403 reports that the functions do not exist there
+    arguments = call_args(node)
+    if not arguments:
+        return False
+    mask = classify_mask(arguments[0], ctx)
+    if mask.bits != 32:
+        return False
+    return {"FN": capture(node.child_by_field_name("function"), ctx.data), "MASK": capture(arguments[0], ctx.data),
+            "HOW": capture(arguments[0], ctx.data, mask.how)}
+
+
+@fix_builder("warp-sync-mask-64-bit")
+def warp_sync_mask_64_bit(match, ctx, rule):
+    mask = classify_mask(call_args(match.node)[0], ctx)
+    if not mask.full or mask.fix is None:
+        # a partial mask or a mask variable: which lanes it means on a 64-lane wavefront is a
+        # design question
+        return BuiltFix(None, effort="medium")
+    start, end, new = mask.fix
+    return BuiltFix([Edit(start, end, new)], description=f"Use the 64-bit full mask `{new}`")
+
+
+# ---------------------------------------------------------------- availability by ROCm version
+
+
+@predicate("warp-sync-unavailable")
+def warp_sync_unavailable(node, env, ctx, args):
+    """A `_sync` warp function / `__syncwarp` / `__activemask` that the targeted ROCm does not
+    declare by default (--target-rocm below 7.0). Adds $FN and $WHY."""
+    name = callee_name(node, ctx.data)
+    if name not in MASKED and name != "__activemask":
+        return False
+    if node.child_by_field_name("function").type != "identifier":
+        return False
+    target = _target(ctx)
+    if target is None or target >= WARP_SYNC_DEFAULT:
+        return False
+    t = ctx.settings.target_rocm
+    if target < WARP_SYNC_OPT_IN:
+        why = (f"ROCm {t} has no `_sync` warp functions (HIP declares them from ROCm 6.2 with "
+               "-DHIP_ENABLE_WARP_SYNC_BUILTINS, by default from ROCm 7.0)")
+    else:
+        why = (f"ROCm {t} declares the `_sync` warp functions only when compiled with "
+               "-DHIP_ENABLE_WARP_SYNC_BUILTINS (by default from ROCm 7.0)")
+    return {"FN": capture(node.child_by_field_name("function"), ctx.data, name), "WHY": capture(node, ctx.data, why)}
+
+
+@fix_builder("warp-sync-to-legacy")
+def warp_sync_to_legacy(match, ctx, rule):
+    """Below ROCm 6.2: the maskless builtin, where the mask is the full (or active) mask."""
+    target = _target(ctx)
+    if target is None or target >= WARP_SYNC_OPT_IN:
+        return None  # 6.2 - 6.x: the functions exist behind a define; nothing to rewrite
+    node = match.node
+    data = ctx.data
+    name = callee_name(node, data)
+    arguments = call_args(node)
+    if name == "__activemask":
+        return BuiltFix([Edit(node.start_byte, node.end_byte, "__ballot(1)")],
+                        description="`__ballot(1)`: the mask of the active lanes")
+    if name == "__syncwarp":
+        if arguments and not classify_mask(arguments[0], ctx).full:
+            return BuiltFix(None, effort="medium")
+        return BuiltFix([Edit(node.start_byte, node.end_byte, "__threadfence_block()")],
+                        description="Lanes of a wavefront run in lockstep; keep the memory ordering with a fence")
+    legacy = LEGACY_EQUIVALENT.get(name)
+    if legacy is None or not arguments or not classify_mask(arguments[0], ctx).full:
+        return BuiltFix(None, effort="medium")  # partial masks, __match_*/__reduce_*: port by hand
+    rest = ", ".join(text(a, data) for a in arguments[1:])
+    return BuiltFix([Edit(node.start_byte, node.end_byte, f"{legacy}({rest})")],
+                    description=f"Use `{legacy}` (no mask: all active lanes)")
+
+
+# ---------------------------------------------------------------- ballots truncated to 32 bits
+
+BIT_FUNCTIONS = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": None}
+
+
+def _ballot_variable(node: ts.Node, ctx) -> tuple[ts.Node, ts.Node] | None:
+    """(type node, declaration) of a variable initialised from a ballot, when `node` names one."""
+    if node.type != "identifier":
+        return None
+    data = ctx.data
+    name = text(node, data)
+    found = find_declaration(node, name, data)
+    if found is None:
+        return None
+    typ, decl = found
+    if decl.type != "declaration":
+        return None
+    for d in decl.children_by_field_name("declarator"):
+        value = d.child_by_field_name("value") if d.type == "init_declarator" else None
+        if declarator_name(d, data) == name and value is not None and _is_ballot(value, data):
+            return typ, decl
+    fn = enclosing_function(node)
+    for n in walk(function_body(fn)) if fn is not None and function_body(fn) is not None else ():
+        if n.type == "assignment_expression" and text(n.child_by_field_name("left"), data) == name \
+                and _is_ballot(n.child_by_field_name("right"), data):
+            return typ, decl
+    return None
+
+
+def _is_ballot(node: ts.Node | None, data: bytes) -> bool:
+    while node is not None and node.type == "parenthesized_expression" and len(named(node)) == 1:
+        node = named(node)[0]
+    return node is not None and node.type == "call_expression" and callee_name(node, data) in BALLOTS
+
+
+@predicate("ballot-truncated")
+def ballot_truncated(node, env, ctx, args):
+    """A ballot / active mask stored in a 32-bit variable or cast to 32 bits, or a 32-bit bit
+    function (`__popc`, `__ffs`, `__clz`) applied to one. Adds $WHAT."""
+    data = ctx.data
+    name = callee_name(node, data)
+    if name in BIT_FUNCTIONS:
+        arguments = call_args(node)
+        if len(arguments) != 1:
+            return False
+        arg = arguments[0]
+        if _is_ballot(arg, data) or _ballot_variable(arg, ctx) is not None:
+            return {"WHAT": capture(node, data, f"`{name}` takes 32 bits, so `{text(arg, data)}` loses lanes 32-63")}
+        return False
+    if name not in BALLOTS:
+        return False
+    parent = node.parent
+    while parent is not None and parent.type == "parenthesized_expression":
+        parent = parent.parent
+    if parent is None:
+        return False
+    if parent.type == "init_declarator" and parent.parent is not None and parent.parent.type == "declaration":
+        decl = parent.parent
+        t = _strip_type(type_text(decl, decl.child_by_field_name("type"), data))
+        var = declarator_name(parent.child_by_field_name("declarator"), data)
+        if t in TYPES_32:
+            return {"WHAT": capture(node, data, f"`{name}` is stored in `{t} {var}`, which keeps lanes 0-31 only")}
+    elif parent.type == "assignment_expression" and parent.child_by_field_name("right") is not None:
+        left = parent.child_by_field_name("left")
+        if left.type == "identifier":
+            found = find_declaration(node, text(left, data), data)
+            if found is not None:
+                t = _strip_type(type_text(found[1], found[0], data))
+                if t in TYPES_32:
+                    return {"WHAT": capture(node, data, f"`{name}` is assigned to `{t} {text(left, data)}`, "
+                                                          "which keeps lanes 0-31 only")}
+    elif parent.type == "cast_expression":
+        t = _strip_type(text(parent.child_by_field_name("type"), data))
+        if t in TYPES_32:
+            return {"WHAT": capture(node, data, f"`{name}` is cast to `{t}`, which keeps lanes 0-31 only")}
+    return False
+
+
+@fix_builder("ballot-to-64-bit")
+def ballot_to_64_bit(match, ctx, rule):
+    data = ctx.data
+    node = match.node
+    name = callee_name(node, data)
+    if name in BIT_FUNCTIONS:
+        wide = BIT_FUNCTIONS[name]
+        if wide is None:
+            return None  # __clzll counts 32 more zeros for a 32-bit value: not a drop-in change
+        fn = node.child_by_field_name("function")
+        return BuiltFix([Edit(fn.start_byte, fn.end_byte, wide)], applicability="safe",
+                        description=f"Use `{wide}` (same result for 32-bit values, all lanes for 64-bit masks)")
+    parent = node.parent
+    while parent.type == "parenthesized_expression":
+        parent = parent.parent
+    decl = None
+    if parent.type == "init_declarator":
+        decl = parent.parent
+    elif parent.type == "assignment_expression":
+        found = find_declaration(node, text(parent.child_by_field_name("left"), data), data)
+        decl = found[1] if found is not None and found[1].type == "declaration" else None
+    if decl is None or len(decl.children_by_field_name("declarator")) != 1:
+        return None
+    typ = decl.child_by_field_name("type")
+    return BuiltFix([Edit(typ.start_byte, typ.end_byte, "unsigned long long")],
+                    description="Store the mask in `unsigned long long` (HIP's ballot type)")
+
+
+# ---------------------------------------------------------------- hard-coded warp size 32
+
+WARP_NAME = re.compile(r"warp_?size|warpsz|wavefront_?size|wave_?size", re.IGNORECASE)
+LANE_NAME = re.compile(r"warp|lane|wid\b|wave", re.IGNORECASE)
+SHUFFLES = frozenset({"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync",
+                      "__shfl_down_sync", "__shfl_xor_sync"})
+# operator -> the literal that means "warp size 32" with it
+LANE_ARITH = {"%": 32, "/": 32, "&": 31, ">>": 5}
+ADVICE = "use `warpSize` (or the `__AMDGCN_WAVEFRONT_SIZE` macro / hipDeviceAttributeWarpSize where a constant is needed)"
+
+
+def _lane_arith(node: ts.Node, ctx) -> str | None:
+    data = ctx.data
+    op = text(node.child_by_field_name("operator"), data)
+    if op not in LANE_ARITH or int_value(node.child_by_field_name("right"), data) != LANE_ARITH[op]:
+        return None
+    left = node.child_by_field_name("left")
+    taint = thread_taint(node, ctx)
+    per_thread = taint is not None and taint.depends(left)
+    block_size = op in ("/", ">>") and "blockDim" in text(left, data)
+    if not (per_thread or block_size):
+        return None
+    return f"`{' '.join(text(node, data).split())}`"
+
+
+def _shuffle_loop(node: ts.Node, ctx) -> str | None:
+    data = ctx.data
+    init = node.child_by_field_name("initializer")
+    cond = node.child_by_field_name("condition")
+    var = None
+    start = None
+    if init is not None and init.type == "declaration":
+        d = init.child_by_field_name("declarator")
+        if d is not None and d.type == "init_declarator":
+            var, start = declarator_name(d, data), int_value(d.child_by_field_name("value"), data)
+    elif init is not None and init.type == "assignment_expression":
+        var, start = text(init.child_by_field_name("left"), data), int_value(init.child_by_field_name("right"), data)
+    bound = int_value(cond.child_by_field_name("right"), data) if cond is not None and cond.type == "binary_expression" else None
+    if var is None or (start != 16 and bound != 32):
+        return None
+    body = node.child_by_field_name("body")
+    for n in walk(body) if body is not None else ():
+        if n.type == "call_expression" and callee_name(n, data) in SHUFFLES \
+                and any(var in {text(x, data) for x in walk(a) if x.type == "identifier"} for a in call_args(n)):
+            what = f"offset {start}" if start == 16 else "bound 32"
+            return f"a shuffle loop with {what} (`{' '.join(text(init, data).split()).rstrip(';')}`)"
+    return None
+
+
+def _warp_constant(node: ts.Node, ctx) -> str | None:
+    data = ctx.data
+    if node.type == "preproc_def":
+        name = text(node.child_by_field_name("name"), data)
+        value = node.child_by_field_name("value")
+        if WARP_NAME.search(name) and value is not None and text(value, data).strip().strip("()").rstrip("uU") == "32":
+            return f"`#define {name} 32`"
+        return None
+    for d in node.children_by_field_name("declarator"):
+        if d.type == "init_declarator":
+            name = declarator_name(d, data)
+            if name and WARP_NAME.search(name) and int_value(d.child_by_field_name("value"), data) == 32:
+                return f"`{name} = 32`"
+        if d.type == "array_declarator" and _per_warp_array(node, d, ctx):
+            return f"the per-warp array `{declarator_name(d, data)}[32]`"
+    return None
+
+
+def _per_warp_array(decl: ts.Node, d: ts.Node, ctx) -> bool:
+    """A 1-D `__shared__` array of 32 elements indexed by a warp or lane id somewhere in its
+    function (2-D tiles like `[32][33]` are block tiles, not per-warp storage)."""
+    data = ctx.data
+    if d.child_by_field_name("declarator").type != "identifier":
+        return False
+    if int_value(d.child_by_field_name("size"), data) != 32:
+        return False
+    if not any(text(c, data) == "__shared__" for c in decl.children if c.type == "type_qualifier"):
+        return False
+    name = declarator_name(d, data)
+    scope = enclosing_function(decl)
+    scope = function_body(scope) if scope is not None else ctx.tree.root_node
+    for n in walk(scope):
+        if n.type != "subscript_expression" or text(n.child_by_field_name("argument"), data) != name:
+            continue
+        index = n.child_by_field_name("indices") or n.child_by_field_name("index")
+        if index is None:
+            continue
+        idx_text = text(index, data)
+        if any(LANE_NAME.search(text(x, data)) for x in walk(index) if x.type == "identifier"):
+            return True
+        if re.search(r"threadIdx\.\w\s*(/|%|>>|&)", idx_text):
+            return True
+    return False
+
+
+@predicate("hard-coded-warp-size")
+def hard_coded_warp_size(node, env, ctx, args):
+    """Warp size 32 written into the code where it means the warp: lane / warp ids from the
+    thread index (`% 32`, `& 31`, `/ 32`, `>> 5`), shuffle loops from offset 16, per-warp
+    `__shared__` arrays `[32]`, and `WARP_SIZE = 32` constants. Adds $WHAT."""
+    if node.type == "binary_expression":
+        what = _lane_arith(node, ctx)
+    elif node.type == "for_statement":
+        what = _shuffle_loop(node, ctx)
+    elif node.type in ("preproc_def", "declaration"):
+        what = _warp_constant(node, ctx)
+    else:
+        what = None
+    if what is None:
+        return False
+    return {"WHAT": capture(node, ctx.data, what)}
+
+
+# ---------------------------------------------------------------- legacy (maskless) intrinsics
+
+LEGACY_MEANING = {
+    "__shfl": "reads a lane of the whole wavefront; `width` defaults to `warpSize` (64 on CDNA GPUs), not 32",
+    "__shfl_up": "shifts across the whole wavefront; `width` defaults to `warpSize` (64 on CDNA GPUs), not 32",
+    "__shfl_down": "shifts across the whole wavefront; `width` defaults to `warpSize` (64 on CDNA GPUs), not 32",
+    "__shfl_xor": "exchanges across the whole wavefront; `width` defaults to `warpSize` (64 on CDNA GPUs), not 32",
+    "__ballot": "returns a 64-bit `unsigned long long` with one bit per lane (also on wave32 GPUs)",
+    "__any": "votes over the active lanes of the wavefront (64 lanes on CDNA GPUs)",
+    "__all": "votes over the active lanes of the wavefront (64 lanes on CDNA GPUs)",
+}
+
+
+@predicate("legacy-warp-intrinsic")
+def legacy_warp_intrinsic(node, env, ctx, args):
+    """A call of a maskless warp intrinsic. Adds $NAME and $MEANING."""
+    fn = node.child_by_field_name("function")
+    if fn is None or fn.type != "identifier":
+        return False
+    name = text(fn, ctx.data)
+    meaning = LEGACY_MEANING.get(name)
+    if meaning is None:
+        return False
+    return {"NAME": capture(fn, ctx.data), "MEANING": capture(fn, ctx.data, meaning)}

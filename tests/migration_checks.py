@@ -1,0 +1,97 @@
+"""Checks shared by the migration tests: no CUDA token left without a finding, and no HIP API
+newer than the targeted ROCm in the output."""
+
+from __future__ import annotations
+
+import re
+
+from cuda2hip import parse as parsing
+from cuda2hip.match.api_tables import all_table_paths, load_table, version_tuple
+
+# The Done-when patterns of issue 3: cuda*, cu[A-Z]*, CU_*, CUDA_*, and the math libraries'.
+CUDA_TOKEN = re.compile(
+    r"^(?:cuda\w+|cu[A-Z]\w*|CU_\w*|CUDA_\w*|CU[A-Za-z]\w*|(?:cublas|curand|cufft|cusparse|cusolver|cudnn|"
+    r"cufile|nvrtc)\w*|(?:CUBLAS|CURAND|CUFFT|CUSPARSE|CUSOLVER|CUDNN|NVRTC|CUB)_\w*|__nv_\w+|__CUDA\w*|cuda|cub)$")
+_NOT_CODE = {"comment", "string_literal", "raw_string_literal", "char_literal", "system_lib_string"}
+_ID = re.compile(rb"[A-Za-z_]\w*")
+
+
+def cuda_tokens(data: bytes) -> list[tuple[int, str]]:
+    """(byte offset, text) of CUDA-looking identifiers in code: comments, strings and include
+    paths excluded; `#define` bodies included (token by token)."""
+    tree = parsing.parse("cuda", data)
+    out = []
+
+    def walk(node):
+        if node.type in _NOT_CODE:
+            return
+        if node.type == "preproc_include":
+            return
+        if node.type == "preproc_arg":
+            text = data[node.start_byte:node.end_byte]
+            # Strip string literals and comments of the body before scanning.
+            masked = re.sub(rb'"(?:\\.|[^"\\\n])*"|//[^\n]*|/\*.*?\*/', lambda m: b" " * len(m.group()), text, flags=re.S)
+            for m in _ID.finditer(masked):
+                word = m.group().decode()
+                if CUDA_TOKEN.match(word):
+                    out.append((node.start_byte + m.start(), word))
+            return
+        if node.child_count == 0 and node.type in ("identifier", "type_identifier", "field_identifier",
+                                                   "namespace_identifier"):
+            word = data[node.start_byte:node.end_byte].decode()
+            if CUDA_TOKEN.match(word):
+                out.append((node.start_byte, word))
+        for c in node.children:
+            walk(c)
+
+    walk(tree.root_node)
+    return out
+
+
+def same_name_in_hip() -> frozenset[str]:
+    """CUDA names the tables map to themselves (valid HIP as written, e.g. `CUB_MAX`)."""
+    names = set()
+    for path in all_table_paths():
+        for name, entry in load_table(path).items():
+            if entry.hip == entry.cuda:
+                names.add(entry.cuda)
+    return frozenset(names)
+
+
+def unreported_tokens(data: bytes, findings: list[dict], path_defs: frozenset[str] = frozenset()) -> list[str]:
+    """CUDA tokens of `data` with no finding starting at their line and column (findings in the
+    JSON report shape). Tokens the project itself defines are covered by the finding at their
+    definition (`path_defs`: names with such a finding somewhere in the tree)."""
+    same = same_name_in_hip()
+    at = {(f["line"], f["column"]) for f in findings}
+    text = data.decode()
+    out = []
+    for offset, word in cuda_tokens(data):
+        if word in same or word in path_defs:
+            continue
+        line = text.count("\n", 0, len(data[:offset].decode())) + 1
+        col = len(data[:offset].decode()) - (text.rfind("\n", 0, len(data[:offset].decode())) + 1) + 1
+        if (line, col) not in at:
+            out.append(f"{line}:{col} {word}")
+    return out
+
+
+def newer_hip_names(data: bytes, target: str, profile: str = "hip") -> list[str]:
+    """HIP/roc* identifiers in `data` that the tables say appeared after ROCm `target`."""
+    limit = version_tuple(target)
+    added: dict[str, str] = {}
+    for path in all_table_paths():
+        for entry in load_table(path).values():
+            for name, version in ((entry.hip, entry.hip_added), (entry.roc, entry.roc_added)):
+                if name and version and name != entry.cuda:
+                    # a name listed by several rows counts with its earliest version
+                    old = added.get(name)
+                    if old is None or version_tuple(version) < version_tuple(old):
+                        added[name] = version
+    out = []
+    for m in _ID.finditer(data):
+        word = m.group().decode()
+        v = added.get(word)
+        if v is not None and version_tuple(v) > limit:
+            out.append(f"{word} (ROCm {v})")
+    return out

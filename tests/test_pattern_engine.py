@@ -1,0 +1,153 @@
+"""The structural pattern matcher and rule objects (pattern / kind / regex / query / relations)."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from cuda2hip import parse as parsing
+from cuda2hip.frontends.cuda import CudaFrontend
+from cuda2hip.match.engine import Engine
+from cuda2hip.match.pattern import Pattern, PatternError
+from cuda2hip.rulebook.schema import Rule
+from cuda2hip.settings import Settings
+from cuda2hip.source import SourceText
+
+
+def nodes_of(code: str, kind: str):
+    """(data, nodes of `kind` in document order) of a snippet."""
+    data = code.encode()
+    out = []
+    stack = [parsing.parse("cuda", data).root_node]
+    while stack:
+        n = stack.pop()
+        if n.type == kind:
+            out.append(n)
+        stack.extend(n.children)
+    return data, sorted(out, key=lambda n: n.start_byte)
+
+
+def calls(code: str):
+    return nodes_of(code, "call_expression")
+
+
+def test_single_and_multi_metavariables():
+    p = Pattern("cudaMemcpy($DST, $SRC, $$$REST)")
+    data, nodes = calls("void f() { cudaMemcpy(a + 1, b, n * 4, kind); }")
+    caps = p.match(nodes[0], data)
+    assert caps["DST"].text == "a + 1"
+    assert caps["SRC"].text == "b"
+    assert caps["REST"].text == "n * 4, kind"
+
+
+def test_multi_metavariable_may_be_empty_and_fixed_elements_must_match():
+    p = Pattern("f($X, $$$R)")
+    data, nodes = calls("void g() { f(1); f(1, 2); h(1, 2); }")
+    assert p.match(nodes[0], data) is None  # f(1): the comma is required
+    assert p.match(nodes[1], data)["R"].text == "2"
+    assert p.match(nodes[2], data) is None  # different callee
+
+
+def test_repeated_metavariable_must_bind_same_text():
+    p = Pattern("$A = $A + $B")
+    data, assigns = nodes_of("void f() { x = x + 1; y = z + 1; }", "assignment_expression")
+    assert p.match(assigns[0], data) is not None
+    assert p.match(assigns[1], data) is None
+
+
+def test_comments_inside_matched_code_are_ignored():
+    p = Pattern("cudaFree($P)")
+    data, nodes = calls("void f() { cudaFree(/* device */ p); }")
+    assert p.match(nodes[0], data)["P"].text == "p"
+
+
+def test_operators_are_compared():
+    p = Pattern("$A + $B")
+    assert p.kind == "binary_expression"
+    data = b"int x = a - b;"
+    tree = parsing.parse("cuda", data)
+    node = tree.root_node.children[0].child_by_field_name("declarator").child_by_field_name("value")
+    assert p.match(node, data) is None
+
+
+def test_pattern_that_does_not_parse_is_rejected():
+    with pytest.raises(PatternError):
+        Pattern("cudaMemcpy($A,, )")
+
+
+def _rule(**fields) -> Rule:
+    base = {"code": "TST001", "id": "test-rule", "kind": "pattern", "severity": "warning",
+            "summary": "s", "message": "m", "docs": {"what": "a", "why": "b"}}
+    base.update(fields)
+    return msgspec.convert(base, Rule)
+
+
+def lint(rule: Rule, code: str, **settings):
+    s = Settings(select=(rule.code,), use_cache=False, **settings)
+    engine = Engine(s, rules=[rule])
+    return CudaFrontend().lint(SourceText.from_bytes(code.encode(), "t.cu"), engine.ruleset_for("t.cu", "cuda"), s).findings
+
+
+def test_inside_with_stop_rule_and_not():
+    rule = _rule(rule={
+        "pattern": "__syncthreads()",
+        "inside": {"kind": "if_statement", "stopBy": {"kind": "function_definition"}},
+        "not": {"inside": {"kind": "for_statement", "stopBy": "end"}},
+    })
+    code = ("__global__ void k() {\n"
+            "  if (threadIdx.x < 16) { __syncthreads(); }\n"
+            "  for (;;) { if (x) { __syncthreads(); } }\n"
+            "  __syncthreads();\n"
+            "}\n")
+    found = lint(rule, code)
+    assert [f.line for f in found] == [2]
+
+
+def test_has_follows_precedes():
+    rule = _rule(rule={"kind": "compound_statement",
+                       "has": {"pattern": "cudaDeviceSynchronize()", "stopBy": "end"},
+                       "inside": {"kind": "function_definition"}})
+    assert len(lint(rule, "void f() { { cudaDeviceSynchronize(); } }")) == 1
+    assert lint(rule, "void f() { g(); }") == []
+    rule = _rule(rule={"kind": "expression_statement",
+                       "follows": {"pattern": "cudaMalloc($$$);"},
+                       "precedes": {"pattern": "cudaFree($$$);"}})
+    found = lint(rule, "void f() { cudaMalloc(&p, 4); use(p); cudaFree(p); }")
+    assert len(found) == 1 and found[0].column == len("void f() { cudaMalloc(&p, 4); ") + 1
+
+
+def test_raw_query_and_captures_in_message():
+    rule = _rule(message="launch of $KERNEL", rule={
+        "query": "(call_expression function: (identifier) @kernel (kernel_call_syntax)) @match"})
+    found = lint(rule, "void f() { k1<<<1, 2>>>(x); g(x); }")
+    assert [f.message for f in found] == ["launch of k1"]
+
+
+def test_constraints_and_template_fix_with_indentation():
+    rule = _rule(rule={"pattern": "cudaMemset($P, $V, $N)"},
+                 constraints={"V": {"regex": "^0$"}},
+                 fix={"applicability": "safe", "template": "{\n  zero($P, $N);\n}"})
+    code = "void f() {\n    cudaMemset(p, 0, n);\n    cudaMemset(p, 1, n);\n}\n"
+    found = lint(rule, code)
+    assert len(found) == 1 and found[0].line == 2
+    edit = found[0].fix.edits[0]
+    assert edit.text == "{\n      zero(p, n);\n    }"
+
+
+def test_rules_also_run_inside_macro_bodies():
+    rule = _rule(message="launch of $K", rule={"pattern": "$K<<<$$$CFG>>>($$$ARGS)"})
+    code = "#define LAUNCH(n) my_kernel<<<n, 64>>>(data, n)\nvoid f() { LAUNCH(4); }\n"
+    found = lint(rule, code)
+    assert len(found) == 1
+    assert (found[0].line, found[0].column) == (1, len("#define LAUNCH(n) ") + 1)
+    assert found[0].message == "launch of my_kernel"
+
+
+def test_unknown_kind_and_predicate_are_compile_errors():
+    from cuda2hip.match.compiled import RuleCompileError
+
+    with pytest.raises(RuleCompileError, match="not a node kind"):
+        Engine(Settings(select=("TST001",), use_cache=False), rules=[_rule(rule={"kind": "no_such_kind"})]).compiled
+    with pytest.raises(RuleCompileError, match="unknown predicate"):
+        Engine(Settings(select=("TST001",), use_cache=False),
+               rules=[_rule(rule={"kind": "call_expression", "check": "no-such-check"})]).compiled

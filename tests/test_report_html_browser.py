@@ -1,0 +1,145 @@
+"""The HTML report in a real browser: Debian's chromium, headless, driven by Playwright (which
+cannot download a browser of its own here). The page must show the JSON output's numbers,
+filter its findings, link findings to rule docs, sort tables, and fetch nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import run_cli
+from report_helpers import SELECT, copy_project
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright not installed (pip install -e '.[dev]')")
+    exe = CHROMIUM if CHROMIUM.exists() else (Path(p) if (p := shutil.which("chromium")) else None)
+    if exe is None:
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(exe), args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+def _open(browser, path: Path):
+    """A page with every request and console error recorded."""
+    page = browser.new_page()
+    requests, problems = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(path.resolve().as_uri())
+    page.wait_for_load_state("load")
+    return page, requests, problems
+
+
+def _visible_findings(page) -> int:
+    return page.locator("li.finding:visible").count()
+
+
+def test_html_report_in_chromium(browser, tmp_path):
+    project = copy_project(tmp_path)
+    args = ("check", "--isolated", "--select", SELECT, ".")
+    r = run_cli(*args, "--format", "json", cwd=project)
+    summary = json.loads(r.stdout)["summary"]
+    r = run_cli(*args, "--format", "html", "--output", "report.html", cwd=project)
+    assert r.returncode == 1, r.stderr
+    report = project / "report.html"
+    page, requests, problems = _open(browser, report)
+
+    # Summary numbers as rendered == the JSON output's.
+    def shown(key):
+        el = page.locator(f'[data-summary="{key}"]')
+        return el.get_attribute("data-value") or el.inner_text().strip()
+
+    for key in ("files_scanned", "files_with_findings", "findings", "failing", "suppressed"):
+        assert shown(key) == str(summary[key]), key
+    for sev, n in summary["by_severity"].items():
+        assert shown(f"by_severity.{sev}") == str(n)
+    for code, n in summary["by_rule"].items():
+        assert shown(f"by_rule.{code}") == str(n)
+    assert shown("manual_work.minutes") == str(summary["manual_work"]["minutes"])
+    assert page.locator("#estimate").inner_text().count("120")  # the estimate is explained
+
+    # All active findings listed; the suppressed one hidden until asked for.
+    assert _visible_findings(page) == summary["findings"] == 14
+    assert page.locator("#visible-count").inner_text() == "14"
+    page.check("#filter-suppressed")
+    assert _visible_findings(page) == 15
+
+    # Filters change the visible list.
+    page.click("#filter-reset")
+    page.select_option("#filter-rule", "HIP102")
+    assert _visible_findings(page) == summary["by_rule"]["HIP102"] == 3
+    assert page.locator("#visible-count").inner_text() == "3"
+    assert page.locator("section.file:visible").count() == 1  # util.cuh has no HIP102
+    page.click("#filter-reset")
+    page.uncheck('input[name="severity"][value="warning"]')
+    assert _visible_findings(page) == summary["by_severity"]["error"]
+    page.click("#filter-reset")
+    page.select_option("#filter-file", "src/util.cuh")
+    assert _visible_findings(page) == 3
+    page.click("#filter-reset")
+    page.fill("#filter-text", "cudaMalloc")
+    assert _visible_findings(page) == 1
+    page.click("#filter-reset")
+    # The rule table filters too.
+    page.click('#rules-table button[data-filter-rule="HIP100"]')
+    assert _visible_findings(page) == 1
+
+    # A finding's code links to its rule's embedded docs, which open.
+    page.click("#filter-reset")
+    doc = page.locator("#rule-HIP102")
+    assert not doc.locator(".doc-body").is_visible()
+    page.locator('li.finding[data-rule="HIP102"] a.code').first.click()
+    assert doc.locator(".doc-body").is_visible()
+    assert "## " not in doc.inner_text() and "What it does" in doc.inner_text()
+
+    # Sortable tables: Findings column, descending first, then ascending.
+    table = page.locator("#rules-table")
+    header = table.locator("thead th", has_text="Findings")
+    header.click()
+    codes = table.locator("tbody tr td:first-child").all_inner_texts()
+    assert codes[0] == "HIP101"  # 9 findings
+    header.click()
+    assert table.locator("tbody tr td:first-child").all_inner_texts()[-1] == "HIP101"
+
+    # The page fetched nothing but itself, and nothing failed (a CSP violation would show here).
+    assert requests == [report.resolve().as_uri()]
+    assert problems == []
+    page.close()
+
+
+def test_fix_report_in_chromium_shows_the_diff(browser, tmp_path):
+    from playwright.sync_api import expect  # retries until the page shows it
+
+    project = copy_project(tmp_path)
+    r = run_cli("fix", "--isolated", "--select", SELECT, "--report", "fix.html", "src", cwd=project)
+    assert r.returncode == 1, r.stderr
+    page, requests, problems = _open(browser, project / "fix.html")
+    assert page.locator('[data-summary="fixed"]').inner_text() == "11"
+    util = page.locator('section.file[data-file="src/util.cuh"]')
+    # Sections off screen are rendered when scrolled to (content-visibility): expect() waits.
+    util.scroll_into_view_if_needed()
+    # util.cuh has no findings left: its diff is open, its applied fixes listed.
+    expect(util.locator("details.diff[open] .d-add").first).to_be_visible()
+    expect(util.locator(".applied")).to_contain_text("HIP101 × 3")
+    kernels = page.locator('section.file[data-file="src/kernels.cu"]')
+    kernels.scroll_into_view_if_needed()
+    kernels.locator("details.diff summary").click()
+    expect(kernels.locator("details.diff")).to_contain_text("+#include <hip/hip_runtime.h>")
+    # Filtering by rule hides files that have only a rewrite and no matching finding.
+    page.select_option("#filter-rule", "HIP102")
+    assert not util.is_visible() and kernels.is_visible()
+    assert requests == [(project / "fix.html").resolve().as_uri()]
+    assert problems == []
+    page.close()

@@ -1,0 +1,43 @@
+"""The source model: decoding, newline style, BOM and byte <-> line/column mapping."""
+
+from __future__ import annotations
+
+import pytest
+
+from cuda2hip.source import SourceError, SourceText
+
+
+def test_positions_count_code_points_and_round_trip():
+    src = SourceText.from_bytes("int é = 1;\n  cudaFree(p); // ü\n".encode())
+    off = src.data.index(b"cudaFree")
+    assert src.position(off) == (2, 3)
+    assert src.offset(2, 3) == off
+    after = src.data.index("é".encode()) + len("é".encode())
+    assert src.position(after) == (1, 6)
+    assert src.offset(1, 6) == after
+
+
+@pytest.mark.parametrize("raw,newline", [(b"a\nb\n", "\n"), (b"a\r\nb\r\n", "\r\n"), (b"a\rb\r", "\r"), (b"ab", "\n")])
+def test_newline_style(raw, newline):
+    src = SourceText.from_bytes(raw)
+    assert src.newline == newline
+    assert src.to_bytes() == raw
+
+
+def test_crlf_lines():
+    src = SourceText.from_bytes(b"one\r\ntwo\r\n")
+    assert src.position(src.data.index(b"two")) == (2, 1)
+    assert src.line_text(2) == "two"
+
+
+def test_bom_is_kept_out_of_offsets_and_restored():
+    src = SourceText.from_bytes(b"\xef\xbb\xbfint x;\n")
+    assert src.bom and src.data == b"int x;\n" and src.position(4) == (1, 5)
+    assert src.with_data(b"int y;\n").to_bytes() == b"\xef\xbb\xbfint y;\n"
+
+
+def test_binary_and_undecodable_input():
+    with pytest.raises(SourceError, match="binary"):
+        SourceText.from_bytes(b"abc\x00def")
+    with pytest.raises(SourceError, match=r"not valid UTF-8 \(byte 0xe9 at offset 7, line 2\)"):
+        SourceText.from_bytes(b"int a;\n\xe9;\n")
