@@ -59,11 +59,14 @@ def same_name_in_hip() -> frozenset[str]:
 
 
 def unreported_tokens(data: bytes, findings: list[dict], path_defs: frozenset[str] = frozenset()) -> list[str]:
-    """CUDA tokens of `data` with no finding starting at their line and column (findings in the
-    JSON report shape). Tokens the project itself defines are covered by the finding at their
+    """CUDA tokens of `data` with no finding starting at their line and column, nor one on their
+    line whose message names them (findings in the JSON report shape). Tokens the project itself defines are covered by the finding at their
     definition (`path_defs`: names with such a finding somewhere in the tree)."""
     same = same_name_in_hip()
     at = {(f["line"], f["column"]) for f in findings}
+    # A finding about a whole condition (e.g. HIP504 on `defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530`)
+    # covers every use it names on its line.
+    named = {(f["line"], w) for f in findings for w in re.findall(r"\w+", f["message"])}
     text = data.decode()
     out = []
     for offset, word in cuda_tokens(data):
@@ -71,7 +74,7 @@ def unreported_tokens(data: bytes, findings: list[dict], path_defs: frozenset[st
             continue
         line = text.count("\n", 0, len(data[:offset].decode())) + 1
         col = len(data[:offset].decode()) - (text.rfind("\n", 0, len(data[:offset].decode())) + 1) + 1
-        if (line, col) not in at:
+        if (line, col) not in at and (line, word) not in named:
             out.append(f"{line}:{col} {word}")
     return out
 

@@ -189,7 +189,7 @@ def _flag_as_handle(node: ts.Node, ctx) -> bool:
 
 # ---------------------------------------------------------------- cudaStreamLegacy on old ROCm
 
-LEGACY_STREAM_ROCM = (6, 2)  # hipStreamLegacy appeared in ROCm 6.2 (HIPIFY runtime table)
+LEGACY_STREAM_ROCM = version_tuple("6.2")  # hipStreamLegacy appeared in ROCm 6.2 (HIPIFY runtime table)
 
 
 @predicate("legacy-stream-unavailable")

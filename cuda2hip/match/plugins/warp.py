@@ -27,8 +27,8 @@ LEGACY_EQUIVALENT = {
     "__shfl_xor_sync": "__shfl_xor", "__ballot_sync": "__ballot", "__any_sync": "__any", "__all_sync": "__all",
 }
 BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask"})
-WARP_SYNC_OPT_IN = (6, 2)  # -DHIP_ENABLE_WARP_SYNC_BUILTINS
-WARP_SYNC_DEFAULT = (7, 0)
+WARP_SYNC_OPT_IN = version_tuple("6.2")  # -DHIP_ENABLE_WARP_SYNC_BUILTINS
+WARP_SYNC_DEFAULT = version_tuple("7.0")
 FULL_MASK_64 = "0xffffffffffffffffull"
 
 TYPES_32 = frozenset({"int", "unsigned", "unsigned int", "signed", "signed int", "uint32_t", "int32_t",
