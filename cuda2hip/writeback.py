@@ -9,7 +9,10 @@ for files rewritten in place (the user's only copy), not for a regenerable outpu
 from __future__ import annotations
 
 import os
+import signal
 import stat
+import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 # tempfile and shutil are imported when a file is written: a check never pays for them.
@@ -17,9 +20,28 @@ from pathlib import Path
 TEMP_SUFFIX = ".cuda2hip-tmp"
 
 
+@contextmanager
+def _uninterrupted():
+    """Hold back Ctrl-C (SIGINT) while a file is being replaced: between creating the temporary
+    file and entering the clean-up code there is no moment where an interrupt could leave it
+    behind. The interrupt is raised as soon as the write is done."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = None,
                  durable: bool = True) -> None:
-    target = Path(path)
+    with _uninterrupted():
+        _atomic_write(Path(path), payload, mode, durable)
+
+
+def _atomic_write(target: Path, payload: bytes, mode: int | None, durable: bool) -> None:
     if mode is None:
         try:
             mode = stat.S_IMODE(target.stat().st_mode)
@@ -45,6 +67,11 @@ def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = 
 
 def atomic_copy(source: str | os.PathLike, target: str | os.PathLike) -> None:
     """Copy a file (content, permission bits, times) the same all-or-nothing way."""
+    with _uninterrupted():
+        _atomic_copy(source, target)
+
+
+def _atomic_copy(source: str | os.PathLike, target: str | os.PathLike) -> None:
     import shutil
     import tempfile
 
@@ -64,13 +91,14 @@ def atomic_symlink(link_text: str, target: str | os.PathLike) -> None:
     """Create (or replace) the symlink `target` -> `link_text`; the link is never followed."""
     target = Path(target)
     tmp = target.parent / f".{target.name}.{os.getpid()}{TEMP_SUFFIX}"
-    _discard(str(tmp))
-    os.symlink(link_text, tmp)
-    try:
-        os.replace(tmp, target)
-    except BaseException:
+    with _uninterrupted():
         _discard(str(tmp))
-        raise
+        os.symlink(link_text, tmp)
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            _discard(str(tmp))
+            raise
 
 
 def _discard(tmp: str) -> None:

@@ -21,7 +21,6 @@ import re
 ERROR_LINES = 0.3
 ERROR_BYTES = 0.5
 C_SHAPED_LINES = 0.6
-MIN_LINES = 2  # too little text to judge
 
 _DIRECTIVE = re.compile(rb"#\s*(include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error|"
                         rb"warning|line|import)\b")
@@ -50,7 +49,7 @@ def foreign_text_reason(data: bytes, errors: list, error_lines: list[int]) -> st
     if not errors:
         return None
     lines = sum(1 for line in data.splitlines() if line.strip())
-    if lines < MIN_LINES or len(error_lines) < ERROR_LINES * lines:
+    if lines == 0 or len(error_lines) < ERROR_LINES * lines:
         return None
     spans: list[list[int]] = []
     for node in errors:  # document order: merge nested and overlapping spans
