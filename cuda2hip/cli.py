@@ -124,8 +124,7 @@ def _engine(settings):
     from .rulebook.selection import SelectionError
 
     try:
-        engine = Engine(settings)
-        _ = engine.compiled
+        engine = Engine(settings)  # rules compile when a file needs them (see runner.run_files)
     except (RuleError, RuleCompileError, SelectionError) as exc:
         _fail(str(exc))
     return engine

@@ -238,7 +238,6 @@ def migrate_tree(src: Path, out: Path | None, settings: Settings, engine, *, ren
         out.mkdir(parents=True, exist_ok=True)
     elif not src.is_dir():
         raise TreeError(f"{src}: --rename works on a directory")
-    _ = engine.compiled  # rule errors surface before any file is touched
     entries = list(walk_tree(src, settings, prune_excluded=out is None))
     sources: list[SourceFile] = []
     others: list[TreeEntry] = []

@@ -73,3 +73,20 @@ def error_nodes(tree: ts.Tree, name: str) -> list[ts.Node]:
 def error_count(tree: ts.Tree, name: str) -> int:
     return len(error_nodes(tree, name))
 
+
+# Building a tree-sitter Query costs ~10 ms of CPU per query for this grammar (query analysis
+# goes over the whole parse table), more than walking the trees of a few files in Python. So a
+# process walks trees until it has walked this many bytes for a purpose (a pre-commit run on a
+# few files never gets there), and only then builds the query, once.
+WALK_BYTES_BEFORE_QUERY = 512 * 1024
+_walked: dict[str, int] = {}
+
+
+def walk_instead_of_query(purpose: str, size: int) -> bool:
+    """Whether to walk (rather than query) a tree of `size` bytes for `purpose` now."""
+    done = _walked.get(purpose, 0)
+    if done >= WALK_BYTES_BEFORE_QUERY:
+        return False
+    _walked[purpose] = done + size
+    return True
+

@@ -299,8 +299,6 @@ def _work(chunk: list[tuple[int, SourceFile]]):
 
 def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None = None) -> RunResult:
     engine = engine or Engine(settings)
-    # Compile in the parent first: rule errors surface once, before any worker starts.
-    _ = engine.compiled
     files, errors = discover(paths, settings)
     if mode is not Mode.CHECK:
         # `fix` migrates the project headers the named sources include; `check` reports on the
@@ -346,6 +344,10 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
             if cache is not None and entry is not None and digest is not None:
                 cache.put(cache.key(result.path, digest), entry, encoded)
 
+        # Rules are compiled only when a file needs them (a run served by the cache compiles
+        # nothing), in the parent first: rule errors surface once, before any worker starts.
+        for language in sorted({files[i].language for i in pending}):
+            engine.compiled_for(language)
         _compute(files, pending, settings, mode, engine, plan, collect)
     finally:
         if cache is not None:

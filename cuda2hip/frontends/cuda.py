@@ -33,14 +33,6 @@ _MACRO_TOKENS = re.compile(
 )
 
 
-# Building a tree-sitter Query costs ~10 ms of CPU for this grammar (query analysis goes over
-# the whole parse table), more than walking the trees of a few files. So a process walks trees
-# until it has walked this many bytes (a pre-commit run on a few files never gets there), and
-# only then builds the query, once.
-WALK_BYTES_BEFORE_QUERY = 512 * 1024
-_walked_bytes = 0
-
-
 @lru_cache(maxsize=64)
 def _named_kinds(kinds: frozenset[str]) -> frozenset[str]:
     lang = parsing.language(LANGUAGE)
@@ -91,9 +83,7 @@ def capture(ctx: FileContext, kinds: frozenset[str], with_comments: bool) -> dic
     """Nodes of `kinds`, macro bodies and (optionally) comments of ctx.tree, in document order
     (outer nodes first), whichever way they were found: a rule sees the same sequence in a
     one-file run and in a run over a whole tree."""
-    global _walked_bytes
-    if _walked_bytes < WALK_BYTES_BEFORE_QUERY and _dispatch_query.cache_info().currsize == 0:
-        _walked_bytes += len(ctx.data)
+    if parsing.walk_instead_of_query("dispatch", len(ctx.data)):  # see parse.py
         found = _walk(ctx.tree.root_node, _named_kinds(kinds), with_comments)
     else:
         found = ts.QueryCursor(_dispatch_query(kinds, with_comments)).captures(ctx.tree.root_node)

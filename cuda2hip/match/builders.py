@@ -55,6 +55,8 @@ def get_builder(name: str) -> Callable:
     from .predicates import _load_plugins
 
     _load_plugins()
+    if name not in _BUILDERS:
+        _load_plugins(everything=True)
     try:
         return _BUILDERS[name]
     except KeyError:

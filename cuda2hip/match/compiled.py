@@ -84,7 +84,9 @@ def known_kinds() -> list[str]:
 
 
 def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
-    _load_kinds()
+    _load_core_kinds()
+    if rule.kind not in _KINDS:
+        _load_kinds()  # the kinds of other frontends (Python, build files)
     try:
         cls = _KINDS[rule.kind]
     except KeyError:
@@ -100,10 +102,14 @@ def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
         raise RuleCompileError(f"{rule.source_path}: rule {rule.code} ({rule.id}): {msg}") from None
 
 
-def _load_kinds() -> None:
+def _load_core_kinds() -> None:
     from . import diagnostics, include, leftovers, pattern_rule, rename, runtime_include  # noqa: F401
+
+
+def _load_kinds() -> None:
     from ..frontends import registry
 
+    _load_core_kinds()
     registry.load_rule_kinds()
 
 

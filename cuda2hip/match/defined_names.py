@@ -45,12 +45,69 @@ def _query() -> ts.Query:
 
 def definitions(tree: ts.Tree, data: bytes) -> dict[bytes, int]:
     """Name -> byte offset of its first definition in `data`."""
+    if parsing.walk_instead_of_query("definitions", len(data)):  # see parse.py
+        nodes = _walk(tree.root_node)
+    else:
+        nodes = ts.QueryCursor(_query()).captures(tree.root_node).get("n", ())
     out: dict[bytes, int] = {}
-    for node in ts.QueryCursor(_query()).captures(tree.root_node).get("n", ()):
+    for node in nodes:
         name = data[node.start_byte:node.end_byte]
         if name not in out or node.start_byte < out[name]:
             out[name] = node.start_byte
     return out
+
+
+# What _QUERY captures, by node kind: (field, kinds the field's node may have; None: any
+# child, not a field, of these kinds), plus whether the node needs a `body`.
+_FIELDS: dict[str, tuple[str | None, frozenset[str], bool]] = {
+    "preproc_def": ("name", frozenset({"identifier"}), False),
+    "preproc_function_def": ("name", frozenset({"identifier"}), False),
+    "function_declarator": ("declarator", frozenset({"identifier", "field_identifier", "qualified_identifier"}), False),
+    "type_definition": ("declarator", frozenset({"type_identifier"}), False),
+    "struct_specifier": ("name", frozenset({"type_identifier"}), True),
+    "class_specifier": ("name", frozenset({"type_identifier"}), True),
+    "union_specifier": ("name", frozenset({"type_identifier"}), True),
+    "enum_specifier": ("name", frozenset({"type_identifier"}), True),
+    "enumerator": ("name", frozenset({"identifier"}), False),
+    "init_declarator": ("declarator", frozenset({"identifier"}), False),
+    "declaration": ("declarator", frozenset({"identifier"}), False),
+    "pointer_declarator": ("declarator", frozenset({"identifier"}), False),
+    "array_declarator": ("declarator", frozenset({"identifier"}), False),
+    "reference_declarator": (None, frozenset({"identifier"}), False),
+    "parameter_declaration": ("declarator", frozenset({"identifier"}), False),
+    "field_declaration": ("declarator", frozenset({"field_identifier"}), False),
+    "namespace_definition": ("name", frozenset({"namespace_identifier"}), False),
+    "alias_declaration": ("name", frozenset({"type_identifier"}), False),
+}
+
+
+def _walk(root: ts.Node) -> list[ts.Node]:
+    """The nodes _QUERY captures, found by walking the tree (no query to build)."""
+    out: list[ts.Node] = []
+    cursor = root.walk()
+    while True:
+        node = cursor.node
+        spec = _FIELDS.get(node.type) if node.is_named else None
+        if spec is not None:
+            field, kinds, needs_body = spec
+            if needs_body and node.child_by_field_name("body") is None:
+                pass
+            elif field is None:
+                out.extend(c for c in node.named_children if c.type in kinds)
+            else:
+                for child in node.children_by_field_name(field):
+                    if child.type in kinds:
+                        if child.type == "qualified_identifier":
+                            name = child.child_by_field_name("name")
+                            if name is not None and name.type == "identifier":
+                                out.append(name)
+                        else:
+                            out.append(child)
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return out
 
 
 def file_definitions(ctx) -> dict[bytes, int]:

@@ -88,14 +88,18 @@ class RuleSet:
 
 class Engine:
     def __init__(self, settings: Settings, rules: list[Rule] | None = None):
+        from .api_tables import use_table_cache
+
         self.settings = settings
+        use_table_cache(settings.use_cache)
         if rules is None:
             rules = load_all_rules(settings)
         self.all_rules = rules
         self.selected = select_rules(rules, settings.select, settings.extend_select, settings.ignore)
         self.known_codes = {r.code for r in rules} | {r.id for r in rules}
         self.selected_codes = {r.code for r in self.selected} | {r.id for r in self.selected}
-        self._compiled: dict[str, list[CompiledRule]] | None = None
+        self._by_language: dict[str, list[CompiledRule]] = {}
+        self._compiled_diagnostics: list[CompiledRule] | None = None
         self._per_file = []
         if settings.per_file_ignores:
             import pathspec  # only runs that have per-file ignores pay for the import
@@ -124,12 +128,25 @@ class Engine:
 
     @property
     def compiled(self) -> dict[str, list[CompiledRule]]:
-        if self._compiled is None:
-            by_lang: dict[str, list[CompiledRule]] = {}
-            for c in compile_rules(self.selected, self.settings):
-                by_lang.setdefault(c.language, []).append(c)
-            self._compiled = by_lang
-        return self._compiled
+        """Every selected rule, compiled, by language."""
+        for language in sorted({r.language for r in self.selected}):
+            self.compiled_for(language)
+        return {lang: rules for lang, rules in self._by_language.items() if rules}
+
+    def compiled_for(self, language: str) -> list[CompiledRule]:
+        """The selected rules of one language, compiled when first asked for: a run over .cu
+        files never imports or compiles the Python and build-file rule kinds."""
+        got = self._by_language.get(language)
+        if got is None:
+            got = self._by_language[language] = compile_rules(
+                [r for r in self.selected if r.language == language], self.settings)
+        return got
+
+    def _diagnostics(self) -> list[CompiledRule]:
+        if self._compiled_diagnostics is None:
+            self._compiled_diagnostics = compile_rules(
+                [r for r in self.selected if r.kind == "diagnostic"], self.settings)
+        return self._compiled_diagnostics
 
     def rule_by_code(self, code: str) -> Rule | None:
         for r in self.all_rules:
@@ -150,9 +167,9 @@ class Engine:
         if rs is None:
             # Engine diagnostics (unused suppressions, parse recovery, reverted fixes) serve
             # every language, whatever language their YAML names.
-            shared = [r for lang, rs in self.compiled.items() if lang != language
-                      for r in rs if r.rule.kind == "diagnostic"]
-            rules = [r for r in self.compiled.get(language, []) + shared if r.code not in ignored]
+            own = self.compiled_for(language)
+            shared = [r for r in self._diagnostics() if r.language != language]
+            rules = [r for r in own + shared if r.code not in ignored]
             rs = RuleSet(rules, self.known_codes, self.selected_codes - ignored, self)
             self._sets[key] = rs
         return rs

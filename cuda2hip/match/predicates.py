@@ -12,6 +12,7 @@ from typing import Callable
 
 _PREDICATES: dict[str, Callable] = {}
 _LOADED = False
+_LOADED_ALL = False
 
 
 def predicate(name: str):
@@ -26,6 +27,8 @@ def predicate(name: str):
 
 def get_predicate(name: str) -> Callable:
     _load_plugins()
+    if name not in _PREDICATES:
+        _load_plugins(everything=True)
     try:
         return _PREDICATES[name]
     except KeyError:
@@ -33,11 +36,18 @@ def get_predicate(name: str) -> Callable:
         raise KeyError(f"unknown predicate {name!r} (known: {known})") from None
 
 
-def _load_plugins() -> None:
+def _load_plugins(everything: bool = False) -> None:
     # Modules that register predicates and fix builders; imported on first use only, so that
     # a run whose rules need none of them does not pay for importing them.
-    global _LOADED
-    if _LOADED:
-        return
-    _LOADED = True
-    from . import plugins  # noqa: F401
+    global _LOADED, _LOADED_ALL
+    if not _LOADED:
+        _LOADED = True
+        from . import plugins  # noqa: F401
+    if everything and not _LOADED_ALL:
+        import importlib
+
+        from . import plugins
+
+        _LOADED_ALL = True
+        for module in plugins.OTHER_LANGUAGES:
+            importlib.import_module(f"{plugins.__name__}.{module}")

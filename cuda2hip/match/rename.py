@@ -214,12 +214,10 @@ class NameTables(CompiledRule):
     def __init__(self, rules):
         self.rules = rules
         self.code = "+".join(r.code for r in rules)
-        self.index: dict[bytes, tuple[tuple[_TableRule, ApiEntry], ...]] = {}
-        merged: dict[bytes, list] = {}
-        for r in rules:
-            for name, entry in getattr(r, "entries", {}).items():
-                merged.setdefault(name, []).append((r, entry))
-        self.index = {k: tuple(v) for k, v in merged.items()}
+        # Each rule's own table, looked up in turn: merging thousands of names into one index
+        # would cost more start-up time than a pre-commit run spends on looking names up.
+        self.tables: list[tuple[_TableRule, dict[bytes, ApiEntry]]] = [
+            (r, r.entries) for r in rules if getattr(r, "entries", None)]
         # rules that want the names no table of this set matched (see leftovers.py)
         self.unknown = [r for r in rules if hasattr(r, "miss")]
 
@@ -242,7 +240,9 @@ class NameTables(CompiledRule):
     by_text = True
 
     def wanted_texts(self, words: set[bytes]) -> set[bytes]:
-        wanted = words.intersection(self.index)
+        wanted: set[bytes] = set()
+        for _, entries in self.tables:
+            wanted.update(words.intersection(entries))
         for rule in self.unknown:
             wanted.update(w for w in words if rule.may_report(w))
         return wanted
@@ -251,10 +251,12 @@ class NameTables(CompiledRule):
         self.token(node.start_byte, node.end_byte, ctx.data[node.start_byte:node.end_byte], ctx, node)
 
     def token(self, start, end, name, ctx, node=None):
-        hits = self.index.get(name)
-        if hits is not None:
-            for rule, entry in hits:
+        hit = False
+        for rule, entries in self.tables:
+            entry = entries.get(name)
+            if entry is not None:
+                hit = True
                 rule.check(entry, start, end, ctx, node)
-        else:
+        if not hit:
             for rule in self.unknown:
                 rule.miss(name, start, end, ctx, node)

@@ -30,6 +30,9 @@ def builtin_rules_dir() -> Path:
     checkout = Path(__file__).resolve().parents[2]
     if (checkout / "rules" / "__init__.py").is_file() and (checkout / "pyproject.toml").is_file():
         return checkout / "rules"
+    installed = Path(__file__).resolve().parents[1] / "builtin_rules"
+    if (installed / "__init__.py").is_file():  # a regular install: no importlib.resources needed
+        return installed
     from importlib.resources import files
 
     return Path(str(files("cuda2hip.builtin_rules")))
@@ -125,7 +128,7 @@ def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rul
     check_unique(rules)
 
     if cache_file is not None:
-        _write_cache(cache_file, msgspec.msgpack.encode(rules))
+        write_cache_file(cache_file, msgspec.msgpack.encode(rules))
     return rules
 
 
@@ -143,13 +146,14 @@ def check_unique(rules: list[Rule]) -> None:
         by_id[r.id] = r
 
 
-def _write_cache(path: Path, payload: bytes) -> None:
-    # Best effort: an unwritable cache only costs speed.
+def write_cache_file(path: Path, payload: bytes) -> None:
+    """Write a file of the cache directory atomically; best effort (an unwritable cache only
+    costs speed)."""
     import tempfile
 
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".rules-")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-")
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
         os.replace(tmp, path)
