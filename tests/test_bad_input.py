@@ -219,9 +219,12 @@ def test_ctrl_c_leaves_no_partial_file(tmp_path, jobs):
     assert sum(original[k] != migrated[k] for k in original) > 100
 
     # Like a terminal's Ctrl-C: SIGINT to the whole process group, once the run has written.
+    # As in a terminal's foreground job, SIGINT has its default action in the process (a test
+    # run started in the background of a non-interactive shell inherits it ignored).
     proc = subprocess.Popen([sys.executable, "-m", "cuda2hip", "fix", "--no-cache", "-j", jobs, str(tree)],
                             cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)
+                            start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
         if any((tree / k).read_bytes() != v for k, v in original.items() if k.endswith(".cu")):
