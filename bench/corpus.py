@@ -18,7 +18,7 @@ HEADER = """\
 #include <cstdlib>
 #include <vector>
 #include <cuda_runtime.h>
-#include "common/check.cuh"
+#include "../common/check.cuh"
 """
 
 CHECK_HEADER = """\

@@ -75,10 +75,10 @@ def error_count(tree: ts.Tree, name: str) -> int:
 
 
 # Building a tree-sitter Query costs ~10 ms of CPU per query for this grammar (query analysis
-# goes over the whole parse table), more than walking the trees of a few files in Python. So a
-# process walks trees until it has walked this many bytes for a purpose (a pre-commit run on a
-# few files never gets there), and only then builds the query, once.
-WALK_BYTES_BEFORE_QUERY = 512 * 1024
+# goes over the whole parse table), about what walking the trees of two or three typical files
+# in Python costs. So a process walks trees until it has walked this many bytes for a purpose
+# (a pre-commit run on a file or two), and then builds the query, once.
+WALK_BYTES_BEFORE_QUERY = 32 * 1024
 _walked: dict[str, int] = {}
 
 

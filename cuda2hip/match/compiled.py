@@ -26,6 +26,8 @@ class CompiledRule:
     wants_tokens: bool = False
     # identifiers that must all occur in a file for the rule to possibly match
     literals: tuple[str, ...] = ()
+    # or groups of identifiers, one of which must occur in full (None: no such requirement)
+    alternatives: tuple[tuple[str, ...], ...] | None = None
     # the rule runs once per file through `run_file` (queries, translation-unit analyses)
     whole_file: bool = False
     # `visit` does nothing for a node unless `wanted_texts` keeps the node's text (e.g. the names

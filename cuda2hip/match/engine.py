@@ -76,7 +76,9 @@ class RuleSet:
 
     def active(self, data: bytes) -> "RuleSet":
         """The rules whose literal identifiers all occur in `data` (cheap pre-filter)."""
-        keep = [r for r in self.rules if all(lit.encode() in data for lit in r.literals)]
+        keep = [r for r in self.rules if all(lit.encode() in data for lit in r.literals)
+                and (r.alternatives is None
+                     or any(all(lit.encode() in data for lit in group) for group in r.alternatives))]
         if len(keep) == len(self.rules):
             return self
         return RuleSet(keep, self.known_codes, self.selected_codes, self.engine)

@@ -42,6 +42,7 @@ class PatternRule(CompiledRule):
         else:
             self.kinds = self.matcher.kinds
         self.literals = self.matcher.literals
+        self.alternatives = self.matcher.alternatives
         fix = rule.fix
         self.template = fix.template if fix else None
         self.target = fix.target if fix else None

@@ -30,6 +30,9 @@ class Matcher:
     kinds: frozenset[str] | None = None
     # identifiers that must occur in a file for a match to be possible (a cheap pre-filter)
     literals: tuple[str, ...] = ()
+    # or, where one of several spellings will do (`any:`), groups of identifiers one of which
+    # must occur in full; None: no such requirement is known
+    alternatives: tuple[tuple[str, ...], ...] | None = None
 
     def match(self, node: ts.Node, env: Env, ctx: "FileContext") -> Env | None:
         raise NotImplementedError
@@ -40,6 +43,7 @@ class PatternMatcher(Matcher):
         self.pattern = pattern
         self.kinds = frozenset({pattern.kind})
         self.literals = pattern.literals
+        self.alternatives = (pattern.literals,) if pattern.literals else None
 
     def match(self, node, env, ctx):
         return self.pattern.match(node, ctx.data, env)
@@ -117,6 +121,8 @@ class AllMatcher(Matcher):
         kinds = [p.kinds for p in parts if p.kinds is not None]
         self.kinds = frozenset.intersection(*kinds) if kinds else None
         self.literals = tuple(x for p in parts for x in p.literals)
+        # every part must match, so the requirement of any one of them holds
+        self.alternatives = next((p.alternatives for p in parts if p.alternatives is not None), None)
 
     def match(self, node, env, ctx):
         for part in self.parts:
@@ -131,6 +137,9 @@ class AnyMatcher(Matcher):
         self.parts = parts
         kinds = [p.kinds for p in parts]
         self.kinds = None if any(k is None for k in kinds) else frozenset().union(*kinds)
+        # one part must match: the file holds the identifiers of one of them
+        groups = [p.alternatives for p in parts]
+        self.alternatives = None if any(g is None for g in groups) else tuple(x for g in groups for x in g)
 
     def match(self, node, env, ctx):
         for part in self.parts:
