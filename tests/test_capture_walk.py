@@ -46,3 +46,30 @@ def test_walk_finds_what_the_query_captures(with_comments):
             order = cuda._document_order
             assert _spans(sorted(walked[name], key=order)) == _spans(sorted(captured.get(name, []), key=order)), \
                 (path, name)
+
+
+def test_definitions_walk_finds_what_the_query_captures():
+    """defined_names (a project's own names) also walks before it builds its query."""
+    from cuda2hip.match import defined_names
+
+    sources = _sources()
+    for path in sources:
+        tree = parsing.parse("cuda", path.read_bytes())
+        walked = sorted((n.start_byte, n.end_byte) for n in defined_names._walk(tree.root_node))
+        captured = sorted((n.start_byte, n.end_byte) for n in
+                          ts.QueryCursor(defined_names._query()).captures(tree.root_node).get("n", []))
+        assert walked == captured, path
+
+
+def test_any_of_spellings_prefilter():
+    """A pattern rule whose `any:` alternatives are all spelled out is skipped on files that hold
+    none of them, and kept when one occurs."""
+    from cuda2hip.match.engine import Engine
+    from cuda2hip.settings import Settings
+
+    engine = Engine(Settings(select=("HIP304",), use_cache=False))
+    rules = engine.ruleset_for("a.cu", "cuda")
+    [rule] = [r for r in rules.rules if r.code == "HIP304"]
+    assert rule.alternatives == (("cudaStreamDefault",), ("hipStreamDefault",))
+    assert rule not in rules.active(b"int main() { cudaStream_t s; }").rules
+    assert rule in rules.active(b"f(hipStreamDefault);").rules
