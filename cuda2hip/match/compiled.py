@@ -28,6 +28,9 @@ class CompiledRule:
     literals: tuple[str, ...] = ()
     # or groups of identifiers, one of which must occur in full (None: no such requirement)
     alternatives: tuple[tuple[str, ...], ...] | None = None
+    # a rule that visits only calls of these function names (`call_expression` nodes reach it
+    # through the engine's callee index instead of one visit per call); None: every call
+    callees: frozenset[str] | None = None
     # the rule runs once per file through `run_file` (queries, translation-unit analyses)
     whole_file: bool = False
     # `visit` does nothing for a node unless `wanted_texts` keeps the node's text (e.g. the names

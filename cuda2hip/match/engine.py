@@ -10,6 +10,7 @@ from ..rulebook.loader import RuleSource, builtin_rules_dir, load_rules
 from ..rulebook.schema import Rule
 from ..rulebook.selection import SelectionError, select_rules, selector_matches
 from ..settings import Settings
+from .calls import CALL, callee_name
 from .compiled import CompiledRule, compile_rules
 
 # Rules the engine itself emits (kind: diagnostic), by id.
@@ -53,12 +54,20 @@ class RuleSet:
 
     @cached_property
     def dispatch(self) -> dict[str, list[CompiledRule]]:
-        """Node kind -> the rules that visit every node of that kind."""
+        """Node kind -> the rules that visit every node of that kind. Rules that only want calls
+        of certain function names sit behind one `CalleeIndex` visitor for `call_expression`."""
         table: dict[str, list[CompiledRule]] = {}
+        index = CalleeIndex()
         for r in self.visitors:
-            if not r.by_text:
-                for kind in r.kinds:
-                    table.setdefault(kind, []).append(r)
+            if r.by_text:
+                continue
+            if r.callees is not None:
+                index.add(r)
+                continue
+            for kind in r.kinds:
+                table.setdefault(kind, []).append(r)
+        if index.by_name:
+            table.setdefault(CALL, []).append(index)
         return table
 
     @cached_property
@@ -86,6 +95,24 @@ class RuleSet:
     def without(self, codes: set[str]) -> "RuleSet":
         return RuleSet([r for r in self.rules if r.code not in codes], self.known_codes, self.selected_codes,
                        self.engine)
+
+
+class CalleeIndex:
+    """Visits a call once: looks up its callee name and hands the call to the rules that want
+    calls of that name, in rule order."""
+
+    def __init__(self):
+        self.by_name: dict[str, list[CompiledRule]] = {}
+
+    def add(self, rule: CompiledRule) -> None:
+        for name in rule.callees:
+            self.by_name.setdefault(name, []).append(rule)
+
+    def visit(self, node, ctx) -> None:
+        rules = self.by_name.get(callee_name(node, ctx.data))
+        if rules:
+            for rule in rules:
+                rule.visit(node, ctx)
 
 
 class Engine:

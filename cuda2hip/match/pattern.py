@@ -84,6 +84,7 @@ class Pattern:
         if self.root.metavar is not None:
             raise PatternError(f"pattern {code!r} is a lone metavariable; use `kind:` instead")
         self.literals = tuple(sorted(_literal_identifiers(self.root), key=len, reverse=True))
+        self.callee = _literal_callee(self.root)
 
     @property
     def kind(self) -> str:
@@ -170,6 +171,16 @@ def _single_leaf_chain(node: ts.Node) -> bool:
     while node.child_count == 1:
         node = node.children[0]
     return node.child_count == 0
+
+
+def _literal_callee(p: PNode) -> str | None:
+    """`f` for a pattern `f(...)` whose function is a plain identifier (not a metavariable)."""
+    if p.type != "call_expression" or not p.children:
+        return None
+    fn = p.children[0]
+    if fn.metavar is None and fn.type == "identifier" and not fn.children:
+        return fn.text
+    return None
 
 
 def _literal_identifiers(p: PNode):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..findings import Edit
 from .builders import BuiltFix, Match, get_builder
+from .calls import CALL
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .pattern import expand_template
 from .rule_object import RuleObjectError, compile_rule_object, root_query_matcher
@@ -43,6 +44,8 @@ class PatternRule(CompiledRule):
             self.kinds = self.matcher.kinds
         self.literals = self.matcher.literals
         self.alternatives = self.matcher.alternatives
+        if self.kinds == {CALL} and self.matcher.callees is not None:
+            self.callees = self.matcher.callees
         fix = rule.fix
         self.template = fix.template if fix else None
         self.target = fix.target if fix else None

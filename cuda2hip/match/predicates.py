@@ -11,18 +11,29 @@ from __future__ import annotations
 from typing import Callable
 
 _PREDICATES: dict[str, Callable] = {}
+# Predicates on calls that only ever accept calls of these function names: the engine then
+# hands them only such calls (its callee index) and skips files that hold none of the names.
+_CALLEES: dict[str, frozenset[str]] = {}
 _LOADED = False
 _LOADED_ALL = False
 
 
-def predicate(name: str):
+def predicate(name: str, *, callees=None):
     def register(fn):
         if name in _PREDICATES and _PREDICATES[name] is not fn:
             raise ValueError(f"predicate {name!r} registered twice")
         _PREDICATES[name] = fn
+        if callees is not None:
+            _CALLEES[name] = frozenset(callees)
         return fn
 
     return register
+
+
+def predicate_callees(name: str) -> frozenset[str] | None:
+    """The only callee names predicate `name` accepts, if it declared them."""
+    get_predicate(name)
+    return _CALLEES.get(name)
 
 
 def get_predicate(name: str) -> Callable:

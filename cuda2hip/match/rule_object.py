@@ -11,7 +11,8 @@ import tree_sitter as ts
 from .. import parse as parsing
 from ..rulebook.schema import CheckSpec, MatchRule, PatternSpec, Relation
 from .pattern import Capture, Pattern, PatternError, make_capture
-from .predicates import get_predicate
+from .calls import CALL, callee_name
+from .predicates import get_predicate, predicate_callees
 
 if TYPE_CHECKING:
     from .context import FileContext
@@ -33,9 +34,15 @@ class Matcher:
     # or, where one of several spellings will do (`any:`), groups of identifiers one of which
     # must occur in full; None: no such requirement is known
     alternatives: tuple[tuple[str, ...], ...] | None = None
+    # for matchers of calls only: the callee names that can match at all (None: any)
+    callees: frozenset[str] | None = None
 
     def match(self, node: ts.Node, env: Env, ctx: "FileContext") -> Env | None:
         raise NotImplementedError
+
+
+def _groups(names) -> tuple[tuple[str, ...], ...]:
+    return tuple((n,) for n in sorted(names))
 
 
 class PatternMatcher(Matcher):
@@ -44,9 +51,27 @@ class PatternMatcher(Matcher):
         self.kinds = frozenset({pattern.kind})
         self.literals = pattern.literals
         self.alternatives = (pattern.literals,) if pattern.literals else None
+        name = pattern.callee
+        self.callees = frozenset({name}) if name else None
 
     def match(self, node, env, ctx):
         return self.pattern.match(node, ctx.data, env)
+
+
+class CalleeMatcher(Matcher):
+    """`callee: [names]`: a call whose function, as written (`f`, `ns::f`, `obj.f`, `f<T>`),
+    ends in one of the names."""
+
+    kinds = frozenset({CALL})
+
+    def __init__(self, names: list[str]):
+        if not names:
+            raise RuleObjectError("callee: needs at least one name")
+        self.callees = frozenset(names)
+        self.alternatives = _groups(self.callees)
+
+    def match(self, node, env, ctx):
+        return env if node.type == CALL and callee_name(node, ctx.data) in self.callees else None
 
 
 class KindMatcher(Matcher):
@@ -103,6 +128,10 @@ class CheckMatcher(Matcher):
         self.fn = get_predicate(name)
         self.args = args
         self.name = name
+        self.callees = predicate_callees(name)
+        if self.callees is not None:
+            self.kinds = frozenset({CALL})
+            self.alternatives = _groups(self.callees)
 
     def match(self, node, env, ctx):
         result = self.fn(node, env, ctx, self.args)
@@ -123,6 +152,8 @@ class AllMatcher(Matcher):
         self.literals = tuple(x for p in parts for x in p.literals)
         # every part must match, so the requirement of any one of them holds
         self.alternatives = next((p.alternatives for p in parts if p.alternatives is not None), None)
+        names = [p.callees for p in parts if p.callees is not None]
+        self.callees = frozenset.intersection(*names) if names else None
 
     def match(self, node, env, ctx):
         for part in self.parts:
@@ -140,6 +171,8 @@ class AnyMatcher(Matcher):
         # one part must match: the file holds the identifiers of one of them
         groups = [p.alternatives for p in parts]
         self.alternatives = None if any(g is None for g in groups) else tuple(x for g in groups for x in g)
+        names = [p.callees for p in parts]
+        self.callees = None if any(n is None for n in names) else frozenset().union(*names)
 
     def match(self, node, env, ctx):
         for part in self.parts:
@@ -257,6 +290,8 @@ def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str =
         if not _is_known_kind(rule.kind, language):
             raise RuleObjectError(f"field `{where}.kind`: {rule.kind!r} is not a node kind of the {language} grammar")
         parts.append(KindMatcher(rule.kind))
+    if rule.callee is not None:
+        parts.append(CalleeMatcher(rule.callee))
     if rule.regex is not None:
         parts.append(RegexMatcher(rule.regex))
     if rule.query is not None:
@@ -292,7 +327,7 @@ def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str =
     return parts[0] if len(parts) == 1 else AllMatcher(parts)
 
 
-_COST = {KindMatcher: 0, PatternMatcher: 0, RegexMatcher: 1, AnyMatcher: 1, AllMatcher: 1,
+_COST = {KindMatcher: 0, PatternMatcher: 0, CalleeMatcher: 0, RegexMatcher: 1, AnyMatcher: 1, AllMatcher: 1,
          NotMatcher: 2, InsideMatcher: 3, HasMatcher: 3, FollowsMatcher: 3, PrecedesMatcher: 3,
          QueryMatcher: 4, CheckMatcher: 5}
 

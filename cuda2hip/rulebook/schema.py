@@ -43,6 +43,7 @@ class MatchRule(_Strict, kw_only=True):
 
     pattern: str | PatternSpec | None = None
     kind: str | None = None
+    callee: list[str] | None = None  # a call whose function name (last component) is one of these
     regex: str | None = None
     query: str | None = None
     check: str | CheckSpec | None = None

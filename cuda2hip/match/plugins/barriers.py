@@ -34,7 +34,7 @@ def _head(ctx, node: ts.Node, cond: ts.Node) -> str:
     return f"{keyword} ({cond_text})".strip() if keyword else cond_text
 
 
-@predicate("barrier-in-thread-dependent-flow")
+@predicate("barrier-in-thread-dependent-flow", callees=BARRIERS)
 def barrier_in_thread_dependent_flow(node, env, ctx, args):
     """A `__syncthreads*` call that not every thread of the block may reach: inside an
     if/loop/switch/?:/&&/|| whose condition depends on the thread index, or after a `return`
@@ -130,7 +130,7 @@ def _sibling(node: ts.Node, forward: bool) -> ts.Node | None:
     return sib
 
 
-@predicate("bare-s-barrier")
+@predicate("bare-s-barrier", callees={"__builtin_amdgcn_s_barrier"})
 def bare_s_barrier(node, env, ctx, args):
     """`__builtin_amdgcn_s_barrier()` without a fence right before and right after it. Adds
     $MISSING (which fences are missing)."""
@@ -178,7 +178,7 @@ def _is_grid(node: ts.Node, ctx) -> bool:
     return decl.type == "declaration" and b"this_grid" in data[decl.start_byte:decl.end_byte]
 
 
-@predicate("grid-sync-without-cooperative-launch")
+@predicate("grid-sync-without-cooperative-launch", callees={"sync"})
 def grid_sync_without_cooperative_launch(node, env, ctx, args):
     """`grid.sync()` / `cg::sync(grid)` / `this_grid().sync()` in a translation unit that has no
     cooperative launch. Adds $SYNC (the call as written)."""

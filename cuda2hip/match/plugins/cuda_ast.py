@@ -13,6 +13,7 @@ from typing import Iterator
 
 import tree_sitter as ts
 
+from ..calls import callee_node
 from ..pattern import Capture
 
 FUNCTION_KINDS = frozenset({"function_definition", "lambda_expression"})
@@ -42,19 +43,7 @@ def named(node: ts.Node) -> list[ts.Node]:
 
 def callee(call: ts.Node) -> ts.Node | None:
     """The node naming the called function: `f`, `ns::f` -> `f`, `obj.f` -> `f`, `f<T>` -> `f`."""
-    fn = call.child_by_field_name("function")
-    while fn is not None:
-        if fn.type in ("identifier", "field_identifier"):
-            return fn
-        if fn.type == "qualified_identifier":
-            fn = fn.child_by_field_name("name")
-        elif fn.type == "template_function":
-            fn = fn.child_by_field_name("name")
-        elif fn.type == "field_expression":
-            fn = fn.child_by_field_name("field")
-        else:
-            return None
-    return None
+    return callee_node(call)
 
 
 def callee_name(call: ts.Node, data: bytes) -> str:

@@ -53,7 +53,7 @@ def split_api(name: str) -> tuple[str, str] | None:
     return None
 
 
-@predicate("blocking-copy-call")
+@predicate("blocking-copy-call", callees={p + base for p in ("cuda", "hip") for base in SYNC_TO_ASYNC})
 def blocking_copy_call(node, env, ctx, args):
     """A call of cudaMemcpy / cudaMemcpy2D / 3D / ToSymbol / FromSymbol / Peer or the cudaMemset
     family (either spelling); adds $FN (the name) and $ASYNC (the async name)."""

@@ -160,7 +160,7 @@ def _macro_mask(ctx, name: str) -> Mask:
     return Mask(32, full, f"`{name}` is defined as `{lit.strip()}`", fix)
 
 
-@predicate("warp-sync-mask-32-bit")
+@predicate("warp-sync-mask-32-bit", callees=MASKED)
 def warp_sync_mask_32_bit(node, env, ctx, args):
     """A `_sync` warp function / `__syncwarp` whose mask is 32 bits wide, when the target has
     the `_sync` functions (no --target-rocm, or >= 6.2). Adds $FN, $MASK, $HOW."""
@@ -194,7 +194,7 @@ def warp_sync_mask_64_bit(match, ctx, rule):
 # ---------------------------------------------------------------- availability by ROCm version
 
 
-@predicate("warp-sync-unavailable")
+@predicate("warp-sync-unavailable", callees=MASKED | {"__activemask"})
 def warp_sync_unavailable(node, env, ctx, args):
     """A `_sync` warp function / `__syncwarp` / `__activemask` that the targeted ROCm does not
     declare by default (--target-rocm below 7.0). Adds $FN and $WHY."""
@@ -277,7 +277,7 @@ def _is_ballot(node: ts.Node | None, data: bytes) -> bool:
     return node is not None and node.type == "call_expression" and callee_name(node, data) in BALLOTS
 
 
-@predicate("ballot-truncated")
+@predicate("ballot-truncated", callees=set(BIT_FUNCTIONS) | BALLOTS)
 def ballot_truncated(node, env, ctx, args):
     """A ballot / active mask stored in a 32-bit variable or cast to 32 bits, or a 32-bit bit
     function (`__popc`, `__ffs`, `__clz`) applied to one. Adds $WHAT."""
@@ -473,7 +473,7 @@ LEGACY_MEANING = {
 }
 
 
-@predicate("legacy-warp-intrinsic")
+@predicate("legacy-warp-intrinsic", callees=set(LEGACY_MEANING))
 def legacy_warp_intrinsic(node, env, ctx, args):
     """A call of a maskless warp intrinsic. Adds $NAME and $MEANING."""
     fn = node.child_by_field_name("function")
