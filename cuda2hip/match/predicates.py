@@ -14,17 +14,22 @@ _PREDICATES: dict[str, Callable] = {}
 # Predicates on calls that only ever accept calls of these function names: the engine then
 # hands them only such calls (its callee index) and skips files that hold none of the names.
 _CALLEES: dict[str, frozenset[str]] = {}
+# Predicates that can only accept anything in a file holding one of these words: files without
+# them skip the rule altogether.
+_REQUIRES: dict[str, tuple[str, ...]] = {}
 _LOADED = False
 _LOADED_ALL = False
 
 
-def predicate(name: str, *, callees=None):
+def predicate(name: str, *, callees=None, requires=None):
     def register(fn):
         if name in _PREDICATES and _PREDICATES[name] is not fn:
             raise ValueError(f"predicate {name!r} registered twice")
         _PREDICATES[name] = fn
         if callees is not None:
             _CALLEES[name] = frozenset(callees)
+        if requires is not None:
+            _REQUIRES[name] = tuple(requires)
         return fn
 
     return register
@@ -34,6 +39,12 @@ def predicate_callees(name: str) -> frozenset[str] | None:
     """The only callee names predicate `name` accepts, if it declared them."""
     get_predicate(name)
     return _CALLEES.get(name)
+
+
+def predicate_requires(name: str) -> tuple[str, ...] | None:
+    """Words one of which a file must hold for predicate `name` to accept anything in it."""
+    get_predicate(name)
+    return _REQUIRES.get(name)
 
 
 def get_predicate(name: str) -> Callable:

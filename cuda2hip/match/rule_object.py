@@ -12,7 +12,7 @@ from .. import parse as parsing
 from ..rulebook.schema import CheckSpec, MatchRule, PatternSpec, Relation
 from .pattern import Capture, Pattern, PatternError, make_capture
 from .calls import CALL, callee_name
-from .predicates import get_predicate, predicate_callees
+from .predicates import get_predicate, predicate_callees, predicate_requires
 
 if TYPE_CHECKING:
     from .context import FileContext
@@ -132,6 +132,9 @@ class CheckMatcher(Matcher):
         if self.callees is not None:
             self.kinds = frozenset({CALL})
             self.alternatives = _groups(self.callees)
+        requires = predicate_requires(name)
+        if requires is not None:
+            self.alternatives = _groups(requires)
 
     def match(self, node, env, ctx):
         result = self.fn(node, env, ctx, self.args)

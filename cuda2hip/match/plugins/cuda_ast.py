@@ -93,10 +93,22 @@ def _query(source: str) -> ts.Query:
     return ts.Query(parsing.language("cuda"), source)
 
 
+def _nodes_of(root: ts.Node, kinds: tuple[str, ...], purpose: str) -> list[ts.Node]:
+    """Descendants of `root` of `kinds`: a walk while little text has been seen in this process
+    (building a query costs ~15 ms, a single-file run must not pay it), a query after that."""
+    from ... import parse as parsing
+
+    if parsing.walk_instead_of_query(purpose, root.end_byte - root.start_byte):
+        wanted = frozenset(kinds)
+        return [n for n in walk(root) if n.type in wanted]
+    source = "[" + " ".join(f"({k})" for k in kinds) + "] @n"
+    return list(ts.QueryCursor(_query(source)).captures(root).get("n", ()))
+
+
 def identifiers(node: ts.Node, data: bytes) -> set[str]:
-    """Names of the identifiers and fields in `node` (a query: much faster than a Python walk)."""
-    caps = ts.QueryCursor(_query("[(identifier) (field_identifier)] @id")).captures(node)
-    return {data[n.start_byte:n.end_byte].decode("utf-8", errors="replace") for n in caps.get("id", ())}
+    """Names of the identifiers and fields in `node`."""
+    return {data[n.start_byte:n.end_byte].decode("utf-8", errors="replace")
+            for n in _nodes_of(node, ("identifier", "field_identifier"), "identifiers")}
 
 
 def declarator_name(decl: ts.Node | None, data: bytes) -> str | None:
@@ -224,10 +236,9 @@ class ThreadTaint:
         self.exits: list[ts.Node] = []
         body = function_body(fn) or fn
         flows: list[tuple[str, ts.Node]] = []
-        caps = ts.QueryCursor(_query(
-            "[(init_declarator) (assignment_expression) (for_range_loop) (return_statement) (continue_statement)] @n"
-        )).captures(body)
-        for n in sorted(caps.get("n", ()), key=lambda x: x.start_byte):
+        found = _nodes_of(body, ("init_declarator", "assignment_expression", "for_range_loop",
+                                 "return_statement", "continue_statement"), "thread-taint")
+        for n in sorted(found, key=lambda x: x.start_byte):
             if n.type in ("return_statement", "continue_statement"):
                 self.exits.append(n)
             elif n.type == "init_declarator":

@@ -106,7 +106,7 @@ def launch_bounds_waves(match, ctx, rule):
 # ---------------------------------------------------------------- texture references
 
 
-@predicate("texture-reference")
+@predicate("texture-reference", requires=("texture",))
 def texture_reference(node, env, ctx, args):
     """A declaration whose type is the (unqualified) `texture<...>` template. Adds $NAME."""
     typ = node.child_by_field_name("type")
@@ -237,7 +237,7 @@ def _enum_cast(node: ts.Node, data: bytes) -> tuple[str, ts.Node] | None:
     return None
 
 
-@predicate("memory-type-integer")
+@predicate("memory-type-integer", requires=("MemoryType", "memoryType", "PointerAttribute"))
 def memory_type_integer(node, env, ctx, args):
     """An integer turned into a memory type (cast), a memory type turned into an integer, or a
     memory-type field compared with / switched on an integer literal. Adds $WHAT."""

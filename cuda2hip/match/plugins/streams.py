@@ -124,7 +124,7 @@ def nonblocking_streams(ctx) -> list[tuple[str, int]]:
     return cache["nonblocking-streams"]
 
 
-@predicate("null-stream-work-with-nonblocking-streams")
+@predicate("null-stream-work-with-nonblocking-streams", requires=("StreamNonBlocking",))
 def null_stream_work(node, env, ctx, args):
     """A kernel launch or async call on the null stream (stream omitted, 0, NULL, nullptr or the
     legacy handle) in a translation unit that creates cudaStreamNonBlocking streams. Adds
