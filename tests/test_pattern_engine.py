@@ -151,3 +151,41 @@ def test_unknown_kind_and_predicate_are_compile_errors():
     with pytest.raises(RuleCompileError, match="unknown predicate"):
         Engine(Settings(select=("TST001",), use_cache=False),
                rules=[_rule(rule={"kind": "call_expression", "check": "no-such-check"})]).compiled
+
+
+def test_callee_key_matches_the_last_name_of_the_function():
+    rule = _rule(message="call of $F", rule={"callee": ["launch_it"]})
+    code = ("void f() { launch_it(1); ns::launch_it(2); obj.launch_it(3); tmpl::launch_it<int>(4);"
+            " launch_it_more(5); other(6); }")
+    found = lint(rule, code)
+    assert len(found) == 4
+
+
+def test_callee_index_hands_a_predicate_only_the_calls_it_declared(monkeypatch):
+    seen = []
+
+    @predicate_for_test(monkeypatch, "test-only-frobnicate", callees={"frobnicate"})
+    def only_frobnicate(node, env, ctx, args):
+        seen.append(ctx.node_text(node.child_by_field_name("function")))
+        return True
+
+    rule = _rule(rule={"kind": "call_expression", "check": "test-only-frobnicate"})
+    s = Settings(select=(rule.code,), use_cache=False)
+    engine = Engine(s, rules=[rule])
+    rules = engine.ruleset_for("t.cu", "cuda")
+    assert "call_expression" in rules.dispatch and rules.rules[0].callees == {"frobnicate"}
+    code = "void f() { frobnicate(1); a(2); b(3); x.frobnicate(); }"
+    found = CudaFrontend().lint(SourceText.from_bytes(code.encode(), "t.cu"), rules, s).findings
+    assert len(found) == 2 and seen == ["frobnicate", "x.frobnicate"]
+    # a file without the name skips the rule altogether
+    seen.clear()
+    CudaFrontend().lint(SourceText.from_bytes(b"void f() { a(); }", "t.cu"), rules, s)
+    assert seen == []
+
+
+def predicate_for_test(monkeypatch, name, **kw):
+    from cuda2hip.match import predicates
+
+    monkeypatch.setattr(predicates, "_PREDICATES", dict(predicates._PREDICATES))
+    monkeypatch.setattr(predicates, "_CALLEES", dict(predicates._CALLEES))
+    return predicates.predicate(name, **kw)
