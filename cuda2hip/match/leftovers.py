@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from ..findings import Severity
-from .api_tables import ApiEntry, all_table_paths, load_table
+from .api_tables import ApiEntry, all_table_paths, as_entry, table_rows
 from .compiled import CompiledRule, rule_kind
 from .defined_names import file_definitions
 from .include import include_path, lookup
@@ -20,12 +20,12 @@ from .rename import CUDA_LOOKING, IDENTIFIER_KINDS, NameTables, is_namespace_use
 
 
 @lru_cache(maxsize=1)
-def all_table_entries() -> dict[bytes, ApiEntry]:
-    """Every CUDA name of the built-in tables (whatever rules a run selects)."""
-    out: dict[bytes, ApiEntry] = {}
-    for path in all_table_paths():
-        for name, entry in load_table(path).items():
-            out.setdefault(name, entry)
+def all_table_entries() -> "dict[bytes, ApiEntry | msgspec.Raw]":
+    """Every CUDA name of the built-in tables (whatever rules a run selects), with its row of the
+    first table that has it (decode a row with `as_entry`)."""
+    out: dict = {}
+    for path in reversed(all_table_paths()):
+        out.update(table_rows(path))
     return out
 
 
@@ -141,6 +141,8 @@ class StringNamesRule(CompiledRule):
             if not CUDA_LOOKING.match(word) or word in _PROSE:
                 continue
             entry = self.known.get(word)
+            if entry is not None:
+                entry = as_entry(entry)
             hint = f" (HIP: `{entry.hip}`)" if entry is not None and entry.hip and entry.hip != entry.cuda else ""
             ctx.report(self, m.start(), m.end(), self.message(NAME=word.decode(), HINT=hint))
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..findings import Edit
-from .api_tables import ApiEntry, all_table_paths, load_table, resolve_tables, version_tuple
+from .api_tables import ApiEntry, as_entry, resolve_tables, table_rows, version_tuple
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .defined_names import file_definitions
 
@@ -99,9 +99,10 @@ class _TableRule(CompiledRule):
         super().__init__(rule, settings)
         if not rule.tables and not rule.names:
             raise RuleCompileError("field `tables`: a rename rule needs `tables` or `names`")
-        self.entries: dict[bytes, ApiEntry] = {}
+        # name -> ApiEntry, or its undecoded row until first met (see `entry`)
+        self.entries: dict = {}
         for path in resolve_tables(rule.source_path, rule.tables or []):
-            self.entries.update(load_table(path))
+            self.entries.update(table_rows(path))
         params = rule.params or {}
         kind = params.get("names_kind", "name")
         for cuda, hip in (rule.names or {}).items():
@@ -127,14 +128,20 @@ class _TableRule(CompiledRule):
                                                        s.target_rocm or "", s.experimental)
         return res
 
+    def entry(self, name: bytes) -> ApiEntry | None:
+        entry = self.entries.get(name)
+        if entry is not None and type(entry) is not ApiEntry:
+            entry = self.entries[name] = as_entry(entry)
+        return entry
+
     def visit(self, node, ctx):  # used when a rule runs alone (NameTables normally dispatches)
         start, end = node.start_byte, node.end_byte
-        entry = self.entries.get(ctx.data[start:end])
+        entry = self.entry(ctx.data[start:end])
         if entry is not None:
             self.check(entry, start, end, ctx, node)
 
     def token(self, start, end, name, ctx):
-        entry = self.entries.get(name)
+        entry = self.entry(name)
         if entry is not None:
             self.check(entry, start, end, ctx, None)
 
@@ -216,7 +223,7 @@ class NameTables(CompiledRule):
         self.code = "+".join(r.code for r in rules)
         # Each rule's own table, looked up in turn: merging thousands of names into one index
         # would cost more start-up time than a pre-commit run spends on looking names up.
-        self.tables: list[tuple[_TableRule, dict[bytes, ApiEntry]]] = [
+        self.tables: list[tuple[_TableRule, dict]] = [
             (r, r.entries) for r in rules if getattr(r, "entries", None)]
         # rules that want the names no table of this set matched (see leftovers.py)
         self.unknown = [r for r in rules if hasattr(r, "miss")]
@@ -256,6 +263,8 @@ class NameTables(CompiledRule):
             entry = entries.get(name)
             if entry is not None:
                 hit = True
+                if type(entry) is not ApiEntry:
+                    entry = entries[name] = as_entry(entry)
                 rule.check(entry, start, end, ctx, node)
         if not hit:
             for rule in self.unknown:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .. import parse as parsing
 from ..findings import Edit
-from .api_tables import load_table, resolve_tables
+from .api_tables import hip_names, resolve_tables, table_rows
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 
 # A file that includes one of these (or a project header that does) has the runtime; the CUDA
@@ -34,10 +34,8 @@ def _api_names(paths: tuple[str, ...]) -> frozenset[bytes]:
     """CUDA and HIP spellings of the runtime/driver names (the rule fires before or after renames)."""
     names: set[bytes] = set()
     for path in paths:
-        for cuda, entry in load_table(path).items():
-            names.add(cuda)
-            if entry.hip:
-                names.add(entry.hip.encode())
+        names.update(table_rows(path))
+        names.update(hip.encode() for hip in hip_names(path))
     return frozenset(names)
 
 
