@@ -127,8 +127,7 @@ def _read_table(path: str) -> dict[bytes, ApiEntry]:
 
 
 def _table_cache_file(path: str) -> Path | None:
-    import hashlib
-
+    from ..digest import blake2b
     from ..rulebook.loader import cache_dir
 
     base = cache_dir()
@@ -138,7 +137,7 @@ def _table_cache_file(path: str) -> Path | None:
         st = Path(path).stat()
     except OSError:
         return None
-    key = hashlib.blake2b(f"{_TABLE_FORMAT}\0{path}\0{st.st_size}\0{st.st_mtime_ns}\0{COLUMNS}".encode(),
+    key = blake2b(f"{_TABLE_FORMAT}\0{path}\0{st.st_size}\0{st.st_mtime_ns}\0{COLUMNS}".encode(),
                           digest_size=16).hexdigest()
     return base / f"table-{key}.msgpack"
 

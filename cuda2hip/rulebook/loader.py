@@ -7,7 +7,6 @@ a warm start reads one small file and never imports PyYAML.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +14,7 @@ from pathlib import Path
 import msgspec
 
 from .. import __version__
+from ..digest import blake2b
 from .schema import Rule
 
 SCHEMA_VERSION = "3"
@@ -99,7 +99,7 @@ class RuleSource:
 
 
 def _fingerprint(files: list[tuple[Path, bool]]) -> str:
-    h = hashlib.sha256(f"{SCHEMA_VERSION}:{__version__}".encode())
+    h = blake2b(f"{SCHEMA_VERSION}:{__version__}".encode())
     for path, builtin in files:
         st = path.stat()
         h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{builtin}\n".encode())
