@@ -27,9 +27,14 @@ HIP_ENV = dict(os.environ, HIP_PLATFORM="amd")
 
 
 def _migrate(project: str, tmp_path: Path, *extra: str) -> tuple[Path, subprocess.CompletedProcess]:
+    """Migrate the fixture project as the issue asks: `cuda2hip fix --output-dir OUT SRC` (the
+    fixture itself stays untouched)."""
     work = tmp_path / project
-    shutil.copytree(BUILD / project / "input", work)
-    res = run_cli("fix", "--config", CONFIG, "--unsafe-fixes", "--offload-arch", ARCH, *extra, work)
+    src = BUILD / project / "input"
+    before = {p: p.read_bytes() for p in src.rglob("*") if p.is_file()}
+    res = run_cli("fix", "--config", CONFIG, "--unsafe-fixes", "--offload-arch", ARCH, *extra,
+                  "--output-dir", work, src)
+    assert {p: p.read_bytes() for p in src.rglob("*") if p.is_file()} == before
     return work, res
 
 
