@@ -73,3 +73,24 @@ def test_any_of_spellings_prefilter():
     assert rule.alternatives == (("cudaStreamDefault",), ("hipStreamDefault",))
     assert rule not in rules.active(b"int main() { cudaStream_t s; }").rules
     assert rule in rules.active(b"f(hipStreamDefault);").rules
+
+
+def test_dispatch_query_captures_the_definitions_and_the_same_nodes():
+    """The frontend's dispatch query also captures the definitions (one pass over the tree):
+    they are the nodes the definitions query captures, and the dispatch captures do not change."""
+    from cuda2hip.match import defined_names
+
+    plain = cuda._dispatch_query(KINDS, True)
+    combined = cuda._dispatch_query(KINDS, True, True)
+    for path in _sources():
+        data = path.read_bytes()
+        tree = parsing.parse("cuda", data)
+        alone = ts.QueryCursor(defined_names._query()).captures(tree.root_node).get("n", [])
+        both = ts.QueryCursor(combined).captures(tree.root_node)
+        assert sorted(_spans(both.pop(defined_names.CAPTURE, []))) == sorted(_spans(alone)), path
+        assert defined_names.first_offsets(alone, data) == defined_names.definitions(tree, data), path
+        without = ts.QueryCursor(plain).captures(tree.root_node)
+        assert set(both) == set(without)
+        for name in without:
+            order = cuda._document_order
+            assert _spans(sorted(both[name], key=order)) == _spans(sorted(without[name], key=order)), (path, name)

@@ -15,6 +15,7 @@ import tree_sitter as ts
 
 from .. import parse as parsing
 from ..match.context import FileContext
+from ..match import defined_names
 from ..match.diagnostics import report_parse_recovery, settle_suppressions
 from ..match.engine import RuleSet
 from ..settings import Settings
@@ -40,7 +41,7 @@ def _named_kinds(kinds: frozenset[str]) -> frozenset[str]:
 
 
 @lru_cache(maxsize=64)
-def _dispatch_query(kinds: frozenset[str], with_comments: bool) -> ts.Query:
+def _dispatch_query(kinds: frozenset[str], with_comments: bool, with_definitions: bool = False) -> ts.Query:
     lang = parsing.language(LANGUAGE)
     parts = []
     named = sorted(_named_kinds(kinds))
@@ -49,6 +50,10 @@ def _dispatch_query(kinds: frozenset[str], with_comments: bool) -> ts.Query:
     parts.append("(preproc_arg) @macro")
     if with_comments:
         parts.append("(comment) @comment")
+    if with_definitions:
+        # A query's cost is mostly its pass over the tree: the file's definitions (see
+        # defined_names) come with the dispatch captures almost for free.
+        parts.append(defined_names.PATTERNS)
     return ts.Query(lang, "\n".join(parts))
 
 
@@ -86,7 +91,11 @@ def capture(ctx: FileContext, kinds: frozenset[str], with_comments: bool) -> dic
     if parsing.walk_instead_of_query("dispatch", len(ctx.data)):  # see parse.py
         found = _walk(ctx.tree.root_node, _named_kinds(kinds), with_comments)
     else:
-        found = ts.QueryCursor(_dispatch_query(kinds, with_comments)).captures(ctx.tree.root_node)
+        # For the whole file (not a macro body), also the nodes naming its definitions.
+        whole_file = ctx.parent is None
+        found = ts.QueryCursor(_dispatch_query(kinds, with_comments, whole_file)).captures(ctx.tree.root_node)
+        if whole_file:
+            ctx.cache[defined_names.NODES_KEY] = found.pop(defined_names.CAPTURE, [])
     return {name: sorted(nodes, key=_document_order) for name, nodes in found.items()}
 
 

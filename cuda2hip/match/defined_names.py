@@ -43,12 +43,23 @@ def _query() -> ts.Query:
     return ts.Query(parsing.language(LANGUAGE), _QUERY)
 
 
+# The name _QUERY captures; the CUDA frontend adds _QUERY to its dispatch query (one pass over
+# the tree instead of two) and hands the captured nodes to `file_definitions`.
+CAPTURE = "n"
+PATTERNS = _QUERY
+
+
 def definitions(tree: ts.Tree, data: bytes) -> dict[bytes, int]:
     """Name -> byte offset of its first definition in `data`."""
     if parsing.walk_instead_of_query("definitions", len(data)):  # see parse.py
         nodes = _walk(tree.root_node)
     else:
-        nodes = ts.QueryCursor(_query()).captures(tree.root_node).get("n", ())
+        nodes = ts.QueryCursor(_query()).captures(tree.root_node).get(CAPTURE, ())
+    return first_offsets(nodes, data)
+
+
+def first_offsets(nodes, data: bytes) -> dict[bytes, int]:
+    """Name -> offset of its first occurrence among the definition `nodes` (any order)."""
     out: dict[bytes, int] = {}
     for node in nodes:
         name = data[node.start_byte:node.end_byte]
@@ -115,8 +126,14 @@ def file_definitions(ctx) -> dict[bytes, int]:
     root = ctx.file_context
     defs = root.cache.get("_defined_names")
     if defs is None:
-        defs = root.cache["_defined_names"] = definitions(root.tree, root.data)
+        nodes = root.cache.pop(NODES_KEY, None)  # captured with the frontend's dispatch query
+        defs = root.cache["_defined_names"] = (
+            definitions(root.tree, root.data) if nodes is None else first_offsets(nodes, root.data))
     return defs
+
+
+# Cache key (in the file context) of the definition nodes the frontend captured for this file.
+NODES_KEY = "_definition_nodes"
 
 
 @lru_cache(maxsize=256)
