@@ -48,6 +48,74 @@ def parse(name: str, data: bytes) -> ts.Tree:
     return parser(name).parse(data)
 
 
+def parse_source(name: str, source) -> ts.Tree:
+    """The tree of a SourceText: re-parsed incrementally when the fix loop made it by editing a
+    text parsed before (`source.edited_from`: that text's tree and bytes, and the changes)."""
+    origin = source.edited_from
+    if origin is None:
+        return parse(name, source.data)
+    source.edited_from = None  # used once: the old tree is not kept alive
+    old_tree, old_data, changes = origin
+    return parse_edited(name, source.data, old_tree, old_data, changes)
+
+
+def parse_edited(name: str, data: bytes, old_tree: ts.Tree, old_data: bytes, changes) -> ts.Tree:
+    """The tree of `data`, which is `old_data` with `changes` (fix.apply.Change) made: tree-sitter
+    re-uses the subtrees of `old_tree` that the changes do not touch and yields the tree a fresh
+    parse yields (tests/test_reparse.py compares them over every fixture). If the changes do not
+    describe exactly how `data` differs from `old_data`, a fresh parse."""
+    p = parser(name)
+    if old_tree.language != p.language or not _describes(changes, old_data, data):
+        return parse(name, data)
+    tree = old_tree.copy()  # the old tree may be edited again (a pass redone with fewer fixes)
+    # Edited from the first change on: before a change, the text is already the new text, so
+    # its positions are the new text's. Rows count '\n' only, columns are bytes (tree-sitter's).
+    row = pos = 0
+    for old_start, old_end, new_start, new_end in _coalesced(changes):
+        row += data.count(b"\n", pos, new_start)
+        pos = new_start
+        start = ts.Point(row, new_start - (data.rfind(b"\n", 0, new_start) + 1))
+        tree.edit(new_start, new_start + (old_end - old_start), new_end, start,
+                  _advance(start, old_data, old_start, old_end), _advance(start, data, new_start, new_end))
+    return p.parse(data, tree)
+
+
+# Changes closer than this are one edit of the tree: each edit costs a walk down the tree, and
+# the parser re-reads a few more bytes instead (measured on the benchmark corpus: fastest).
+COALESCE_GAP = 32
+
+
+def _coalesced(changes) -> list[tuple[int, int, int, int]]:
+    out: list[list[int]] = []
+    for c in changes:
+        if out and c.old_start - out[-1][1] <= COALESCE_GAP:
+            last = out[-1]
+            last[1], last[3] = c.old_end, c.new_end
+        else:
+            out.append([c.old_start, c.old_end, c.new_start, c.new_end])
+    return out
+
+
+def _advance(point: ts.Point, data: bytes, start: int, end: int) -> ts.Point:
+    """The position after data[start:end], which begins at `point`."""
+    lines = data.count(b"\n", start, end)
+    if not lines:
+        return ts.Point(point.row, point.column + end - start)
+    return ts.Point(point.row + lines, end - (data.rfind(b"\n", start, end) + 1))
+
+
+def _describes(changes, old: bytes, new: bytes) -> bool:
+    """Whether `new` is `old` with the ranges of `changes` replaced, and nothing else changed."""
+    old_view, new_view = memoryview(old), memoryview(new)
+    o = n = 0
+    for c in changes:
+        if c.old_start < o or c.old_end < c.old_start or c.new_end < c.new_start \
+                or old_view[o:c.old_start] != new_view[n:c.new_start]:
+            return False
+        o, n = c.old_end, c.new_end
+    return old_view[o:] == new_view[n:]
+
+
 def error_nodes(tree: ts.Tree, name: str) -> list[ts.Node]:
     """ERROR and MISSING nodes of a tree, in document order."""
     root = tree.root_node

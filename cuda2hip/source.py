@@ -66,6 +66,9 @@ class SourceText:
     bom: bool = False
     newline: str = "\n"
     _line_starts: list[int] | None = field(default=None, repr=False, compare=False)
+    # Set by the fix loop on a text it made by editing a linted one: (that text's tree, its
+    # bytes, the changes), for an incremental re-parse (parse.parse_source).
+    edited_from: tuple | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_bytes(cls, raw: bytes, path: str | os.PathLike = "<input>") -> "SourceText":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from typing import NamedTuple
 
 from ..findings import Edit, Fix
 
@@ -62,6 +63,20 @@ def normalise_newlines(text: str, newline: str) -> str:
 
 def apply_edits(data: bytes, edits: list[Edit], newline: str = "\n") -> bytes:
     """Apply non-overlapping edits (offsets into `data`)."""
+    return apply_edits_tracked(data, edits, newline)[0]
+
+
+def apply_fixes(data: bytes, fixes: list[Fix], newline: str = "\n") -> bytes:
+    return apply_edits(data, [e for f in fixes for e in f.edits], newline)
+
+
+def apply_fixes_tracked(data: bytes, fixes: list[Fix], newline: str = "\n") -> tuple[bytes, list[Change]]:
+    return apply_edits_tracked(data, [e for f in fixes for e in f.edits], newline)
+
+
+def apply_edits_tracked(data: bytes, edits: list[Edit], newline: str = "\n") -> tuple[bytes, list[Change]]:
+    """`apply_edits`, plus the byte ranges it changed (see `Change`), for an incremental
+    re-parse of the result."""
     out = []
     pos = 0
     placed: list[tuple[Edit, int, int]] = []  # edit, start and end of its text in the result
@@ -78,11 +93,44 @@ def apply_edits(data: bytes, edits: list[Edit], newline: str = "\n") -> bytes:
         size += len(text)
         pos = e.end
     out.append(data[pos:])
-    return _realign_continuations(data, b"".join(out), placed)
+    realigned: list[tuple[int, int, int]] = []
+    new = _realign_continuations(data, b"".join(out), placed, realigned)
+    return new, _changes(placed, realigned)
 
 
-def apply_fixes(data: bytes, fixes: list[Fix], newline: str = "\n") -> bytes:
-    return apply_edits(data, [e for f in fixes for e in f.edits], newline)
+class Change(NamedTuple):
+    """Bytes [old_start, old_end) of the old text became [new_start, new_end) of the new one;
+    outside the changes of an edit, both texts are the same bytes (only shifted)."""
+
+    old_start: int
+    old_end: int
+    new_start: int
+    new_end: int
+
+
+def _changes(placed, realigned) -> list[Change]:
+    """The changes in old and final coordinates, from the edits (old -> intermediate text) and
+    the realigned lines (intermediate -> final text): overlapping or touching ranges of the
+    intermediate text are merged, so that no boundary of a change lies inside an edit or a
+    realigned line, where neither mapping is a plain shift."""
+    spans = sorted([(s, e, (e - s) - (edit.end - edit.start), 0) for edit, s, e in placed]
+                   + [(a, b, 0, size - (b - a)) for a, b, size in realigned])
+    merged: list[list[int]] = []  # intermediate start, end, length change by edits, by realigning
+    for s, e, d_edit, d_align in spans:
+        if merged and s <= merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], e)
+            last[2] += d_edit
+            last[3] += d_align
+        else:
+            merged.append([s, e, d_edit, d_align])
+    out: list[Change] = []
+    shift_old = shift_new = 0  # intermediate -> old, intermediate -> final, before a change
+    for s, e, d_edit, d_align in merged:
+        out.append(Change(s - shift_old, e - shift_old - d_edit, s + shift_new, e + shift_new + d_align))
+        shift_old += d_edit
+        shift_new += d_align
+    return out
 
 
 _CONTINUATION = re.compile(rb"^(?P<body>.*?[^ \t])?(?P<pad>[ \t]{2,})\\(?P<eol>\r?\n?)$")
@@ -94,9 +142,10 @@ def _line_bounds(data: bytes, offset: int) -> tuple[int, int]:
     return start, (len(data) if end == -1 else end + 1)
 
 
-def _realign_continuations(old: bytes, new: bytes, placed) -> bytes:
+def _realign_continuations(old: bytes, new: bytes, placed, realigned: list | None = None) -> bytes:
     """Keep the column of aligned line-continuation backslashes (macro bodies) where a one-line
-    edit changed the length of the text in front of them. Whitespace only."""
+    edit changed the length of the text in front of them. Whitespace only. Each replaced line
+    is added to `realigned` as (start, end, new length), in coordinates of `new` as given."""
     if b"\\" not in old or not placed:
         return new
     targets: dict[int, tuple[int, int]] = {}  # new line start -> (new line end, backslash column)
@@ -121,4 +170,6 @@ def _realign_continuations(old: bytes, new: bytes, placed) -> bytes:
         pad = max(1, column - width)
         fixed = body + b" " * pad + b"\\" + m.group("eol")
         new = new[:n_start] + fixed + new[n_end:]
+        if realigned is not None:
+            realigned.append((n_start, n_end, len(fixed)))
     return new

@@ -13,7 +13,7 @@ from typing import Callable
 
 from ..findings import Applicability, Finding, Fix
 from ..source import SourceText
-from .apply import apply_fixes, choose_fixes
+from .apply import apply_fixes, apply_fixes_tracked, choose_fixes
 
 MAX_PASSES = 12
 
@@ -67,8 +67,7 @@ def fix_source(
             return FixOutcome(current, result.findings, fixed, rejected, n - 1)
         by_fix = {id(f.fix): f for f in candidates}
         chosen = choose_fixes([f.fix for f in candidates])
-        new_data = apply_fixes(current.data, chosen, current.newline)
-        new_source = current.with_data(new_data)
+        new_source = _edited(current, result, chosen)
         new_result = lint(new_source)
         if new_result.parse_errors > result.parse_errors:
             kept, bad = _one_by_one(current, chosen, parse_errors, result.parse_errors)
@@ -78,7 +77,7 @@ def fix_source(
                 rejected.append(Rejected(f, "the fix would add parse errors"))
             if not kept:
                 continue
-            new_source = current.with_data(apply_fixes(current.data, kept, current.newline))
+            new_source = _edited(current, result, kept)
             new_result = lint(new_source)
             chosen = kept
         fixed.extend(by_fix[id(fix)] for fix in chosen)
@@ -86,6 +85,17 @@ def fix_source(
             return FixOutcome(current, new_result.findings, fixed, rejected, n)
         current, result = new_source, new_result
     return FixOutcome(current, result.findings, fixed, rejected, max_passes, converged=False)
+
+
+def _edited(source: SourceText, result, fixes: list[Fix]) -> SourceText:
+    """`source` with `fixes` applied; it remembers the tree of `source` and what changed, so the
+    frontend re-parses only around the changes."""
+    data, changes = apply_fixes_tracked(source.data, fixes, source.newline)
+    edited = source.with_data(data)
+    tree = getattr(result, "tree", None)
+    if tree is not None:
+        edited.edited_from = (tree, source.data, changes)
+    return edited
 
 
 def _one_by_one(source: SourceText, fixes: list[Fix], parse_errors, baseline: int):

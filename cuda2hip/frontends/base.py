@@ -17,6 +17,7 @@ class LintResult:
     findings: list[Finding]
     parse_errors: int = 0
     error_lines: list[int] = field(default_factory=list)
+    tree: object = None  # the file's parse tree, where the fix loop may re-parse incrementally
 
 
 class Frontend:

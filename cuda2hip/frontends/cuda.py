@@ -170,7 +170,7 @@ class CudaFrontend(Frontend):
 
     def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
              validate: bool = True) -> LintResult:
-        tree = parsing.parse(LANGUAGE, source.data)
+        tree = parsing.parse_source(LANGUAGE, source)
         errors = parsing.error_nodes(tree, LANGUAGE)
         error_lines = sorted({source.position(e.start_byte)[0] for e in errors})
         if validate:
@@ -189,7 +189,7 @@ class CudaFrontend(Frontend):
             directives = parse_directives([(c.start_byte, c.end_byte) for c in comments], source)
             settle_suppressions(ctx, rules, directives)
         ctx.findings.sort(key=lambda f: f.sort_key)
-        return LintResult(ctx.findings, parse_errors=len(errors), error_lines=error_lines)
+        return LintResult(ctx.findings, parse_errors=len(errors), error_lines=error_lines, tree=tree)
 
     def parse_errors(self, source: SourceText) -> int:
         return parsing.error_count(parsing.parse(LANGUAGE, source.data), LANGUAGE)
