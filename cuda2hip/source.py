@@ -69,6 +69,7 @@ class SourceText:
     # Set by the fix loop on a text it made by editing a linted one: (that text's tree, its
     # bytes, the changes), for an incremental re-parse (parse.parse_source).
     edited_from: tuple | None = field(default=None, repr=False, compare=False)
+    _ascii: bool | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_bytes(cls, raw: bytes, path: str | os.PathLike = "<input>") -> "SourceText":
@@ -104,6 +105,10 @@ class SourceText:
         starts = self.line_starts
         idx = bisect.bisect_right(starts, offset) - 1
         start = starts[idx]
+        if self._ascii is None:
+            self._ascii = self.data.isascii()
+        if self._ascii and 0 <= offset <= len(self.data):
+            return idx + 1, offset - start + 1  # one byte per code point, nothing to slice
         segment = self.data[start:offset]
         col = len(segment.decode("utf-8", errors="replace")) if not segment.isascii() else len(segment)
         return idx + 1, col + 1
