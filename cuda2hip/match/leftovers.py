@@ -80,6 +80,11 @@ class UnknownNameRule(CompiledRule):
         """Whether `miss` can report this name at all (what it returns on first)."""
         return name not in self.known and (name == b"cuda" or CUDA_LOOKING.match(name) is not None)
 
+    def reportable(self, words: set[bytes]) -> set[bytes]:
+        """The words `may_report` keeps (the table look-ups in one set operation)."""
+        match = CUDA_LOOKING.match
+        return {w for w in words.difference(self.known) if w == b"cuda" or match(w) is not None}
+
     def miss(self, name: bytes, start: int, end: int, ctx, node) -> None:
         if name in self.known:
             return

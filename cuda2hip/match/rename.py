@@ -261,9 +261,11 @@ class NameTables(CompiledRule):
         else:
             wanted = set()
             for _, entries in self.tables:
-                wanted.update(words.intersection(entries))
+                # a key view & a set looks up the set's words (set.intersection(dict) would go
+                # over the table's thousands of names)
+                wanted.update(entries.keys() & words)
         for rule in self.unknown:
-            wanted.update(w for w in words if rule.may_report(w))
+            wanted.update(rule.reportable(words))
         return wanted
 
     def visit(self, node, ctx):
