@@ -125,18 +125,29 @@ def _visit_by_text(ctx: FileContext, visitors: list) -> None:
     data = ctx.data
     words = set(_WORDS.findall(data))
     root = ctx.tree.root_node
+    spelled: dict[bytes, list[ts.Node]] = {}  # word -> the nodes that are exactly the word
     for visitor in visitors:
         kinds = visitor.kinds
         for word in sorted(visitor.wanted_texts(words)):
-            size = len(word)
-            start = data.find(word)
-            while start != -1:
-                end = start + size
-                node = root.descendant_for_byte_range(start, end)
-                if (node is not None and node.start_byte == start and node.end_byte == end
-                        and node.type in kinds):
+            nodes = spelled.get(word)
+            if nodes is None:  # visitors (rename and unmapped tables) often want the same words
+                nodes = spelled[word] = _nodes_spelled(root, data, word)
+            for node in nodes:
+                if node.type in kinds:
                     visitor.visit(node, ctx)
-                start = data.find(word, end)
+
+
+def _nodes_spelled(root: ts.Node, data: bytes, word: bytes) -> list[ts.Node]:
+    out = []
+    size = len(word)
+    start = data.find(word)
+    while start != -1:
+        end = start + size
+        node = root.descendant_for_byte_range(start, end)
+        if node is not None and node.start_byte == start and node.end_byte == end:
+            out.append(node)
+        start = data.find(word, end)
+    return out
 
 
 def run_macro_bodies(ctx: FileContext, rules: RuleSet) -> None:
