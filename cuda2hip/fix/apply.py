@@ -113,8 +113,10 @@ def _changes(placed, realigned) -> list[Change]:
     the realigned lines (intermediate -> final text): overlapping or touching ranges of the
     intermediate text are merged, so that no boundary of a change lies inside an edit or a
     realigned line, where neither mapping is a plain shift."""
-    spans = sorted([(s, e, (e - s) - (edit.end - edit.start), 0) for edit, s, e in placed]
-                   + [(a, b, 0, size - (b - a)) for a, b, size in realigned])
+    # `placed` is in order already; a merge does not depend on the order of equal starts
+    spans = [(s, e, (e - s) - (edit.end - edit.start), 0) for edit, s, e in placed]
+    if realigned:
+        spans = sorted(spans + [(a, b, 0, size - (b - a)) for a, b, size in realigned])
     merged: list[list[int]] = []  # intermediate start, end, length change by edits, by realigning
     for s, e, d_edit, d_align in spans:
         if merged and s <= merged[-1][1]:
