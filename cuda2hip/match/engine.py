@@ -85,9 +85,17 @@ class RuleSet:
 
     def active(self, data: bytes) -> "RuleSet":
         """The rules whose literal identifiers all occur in `data` (cheap pre-filter)."""
-        keep = [r for r in self.rules if all(lit.encode() in data for lit in r.literals)
+        found: dict[str, bool] = {}  # each literal searched for once: rules share them
+
+        def has(lit: str) -> bool:
+            got = found.get(lit)
+            if got is None:
+                got = found[lit] = lit.encode() in data
+            return got
+
+        keep = [r for r in self.rules if all(has(lit) for lit in r.literals)
                 and (r.alternatives is None
-                     or any(all(lit.encode() in data for lit in group) for group in r.alternatives))]
+                     or any(all(has(lit) for lit in group) for group in r.alternatives))]
         if len(keep) == len(self.rules):
             return self
         return RuleSet(keep, self.known_codes, self.selected_codes, self.engine)
