@@ -374,8 +374,14 @@ def _compute_parallel(files, pending, settings, mode, engine, plan, collect, bar
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     global _ENGINE
-    size = max(1, min(MAX_CHUNK, len(pending) // (jobs * 4)))
-    chunks = [[(i, files[i]) for i in pending[k:k + size]] for k in range(0, len(pending), size)]
+    # Chunks shrink towards the end (a quarter of each worker's share of what is left), so that
+    # the workers finish at about the same time.
+    chunks = []
+    k = 0
+    while k < len(pending):
+        size = max(1, min(MAX_CHUNK, (len(pending) - k) // (jobs * 4)))
+        chunks.append([(i, files[i]) for i in pending[k:k + size]])
+        k += size
     _ENGINE = engine  # what forked workers inherit
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_init_worker,
                                initargs=(settings, mode, plan))
