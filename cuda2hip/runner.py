@@ -346,8 +346,10 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
 
         # Rules are compiled only when a file needs them (a run served by the cache compiles
         # nothing), in the parent first: rule errors surface once, before any worker starts.
+        # Few files compile only the rules whose words they hold; many (worker processes
+        # inherit the parent's engine) compile every rule up front.
         for language in sorted({files[i].language for i in pending}):
-            engine.compiled_for(language)
+            engine.prepare(language, everything=len(pending) >= PARALLEL_THRESHOLD)
         _compute(files, pending, settings, mode, engine, plan, collect)
     finally:
         if cache is not None:

@@ -108,19 +108,26 @@ def _fingerprint(files: list[tuple[Path, bool]]) -> str:
 
 def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rule]:
     """All rules of the given directories, validated; duplicate codes or ids are an error."""
+    return load_rules_keyed(sources, use_cache=use_cache)[0]
+
+
+def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tuple[list[Rule], str | None]:
+    """`load_rules`, plus the fingerprint of the rule files that keys the rule caches (None
+    without a cache)."""
     files: list[tuple[Path, bool]] = []
     for src in sources:
         if not src.directory.is_dir():
             raise RuleError(f"{src.directory}: rule directory does not exist")
         files.extend((p, src.builtin) for p in rule_files(src.directory))
 
-    cache_file = None
+    cache_file = key = None
     cache_root = cache_dir() if use_cache else None
     if cache_root is not None:
         try:
-            cache_file = cache_root / f"rules-{_fingerprint(files)}.msgpack"
+            key = _fingerprint(files)
+            cache_file = cache_root / f"rules-{key}.msgpack"
             if cache_file.is_file():
-                return msgspec.msgpack.decode(cache_file.read_bytes(), type=list[Rule])
+                return msgspec.msgpack.decode(cache_file.read_bytes(), type=list[Rule]), key
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             pass
 
@@ -129,7 +136,47 @@ def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rul
 
     if cache_file is not None:
         write_cache_file(cache_file, msgspec.msgpack.encode(rules))
-    return rules
+    return rules, key
+
+
+# Pre-filter data of compiled rules (the identifiers a file must hold for a rule to match at
+# all), cached beside the validated rules: a run then compiles only the rules whose words occur
+# in its files. What a rule's words are follows from its YAML (the fingerprint) and from the code
+# that derives them (patterns, rule objects, predicates declaring callees / requires).
+Prefilter = tuple[tuple[str, ...], tuple[tuple[str, ...], ...] | None]  # (literals, alternatives)
+
+
+def _prefilter_file(key: str) -> Path | None:
+    base = cache_dir()
+    if base is None:
+        return None
+    match_dir = Path(__file__).resolve().parents[1] / "match"
+    h = blake2b(key.encode())
+    for d in (match_dir, match_dir / "plugins"):
+        try:
+            entries = sorted((e.name, e.stat()) for e in os.scandir(d) if e.name.endswith(".py"))
+        except OSError:
+            return None
+        for name, st in entries:
+            h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return base / f"prefilter-{h.hexdigest()[:32]}.msgpack"
+
+
+def read_prefilters(key: str) -> dict[str, Prefilter]:
+    """Rule id -> pre-filter data, for the rules of fingerprint `key` compiled before."""
+    path = _prefilter_file(key)
+    if path is None:
+        return {}
+    try:
+        return msgspec.msgpack.decode(path.read_bytes(), type=dict[str, Prefilter])
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return {}
+
+
+def write_prefilters(key: str, prefilters: dict[str, Prefilter]) -> None:
+    path = _prefilter_file(key)
+    if path is not None:
+        write_cache_file(path, msgspec.msgpack.encode(prefilters))
 
 
 def check_unique(rules: list[Rule]) -> None:
