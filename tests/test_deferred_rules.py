@@ -72,3 +72,43 @@ def test_a_changed_rule_file_is_compiled_again(tmp_path, monkeypatch):
     rule.write_text(text.replace("fooBar", "bazQux"))
     engine, found = _run(src, settings)
     assert [f["code"] for f in found] == ["USR001"]
+
+
+def _checks(obj) -> list[str]:
+    """Predicate names a rule object (as plain data) uses."""
+    if isinstance(obj, dict):
+        found = []
+        check = obj.get("check")
+        if isinstance(check, str):
+            found.append(check)
+        elif isinstance(check, dict):
+            found.append(check["name"])
+        for value in obj.values():
+            found += _checks(value)
+        return found
+    if isinstance(obj, list):
+        return [name for item in obj for name in _checks(item)]
+    return []
+
+
+def test_predicate_requires_words_occur_in_every_case_that_fires():
+    """A predicate declaring `requires` makes files without those words skip its rules: every
+    `invalid` case of a built-in rule using it must hold one of the words."""
+    import msgspec
+
+    from cuda2hip.match.engine import load_all_rules
+    from cuda2hip.match.predicates import predicate_requires
+
+    checked = 0
+    for rule in load_all_rules(Settings(use_cache=False)):
+        if rule.rule is None:
+            continue
+        for name in _checks(msgspec.to_builtins(rule.rule)):
+            words = predicate_requires(name)
+            if words is None:
+                continue
+            for case in rule.tests.invalid:
+                code = case if isinstance(case, str) else case.code
+                assert any(w in code for w in words), (rule.code, name, code)
+                checked += 1
+    assert checked >= 5

@@ -39,7 +39,7 @@ def _string_content(node: ts.Node | None, data: bytes) -> str:
     return "".join(text(n, data) for n in walk(node) if n.type in ("string_content", "escape_sequence"))
 
 
-@predicate("inline-ptx")
+@predicate("inline-ptx", requires=("asm",))  # asm / __asm / __asm__
 def inline_ptx(node, env, ctx, args):
     """A GNU `asm(...)` statement whose code is PTX (AMDGCN asm and empty compiler barriers stay
     quiet). Adds $PTX (the first instruction) and $HINT."""
@@ -67,7 +67,7 @@ def _launch_bounds_args(node: ts.Node) -> list[ts.Node]:
     return out
 
 
-@predicate("launch-bounds-min-blocks")
+@predicate("launch-bounds-min-blocks", requires=("__launch_bounds__",))
 def launch_bounds_min_blocks(node, env, ctx, args):
     """`__launch_bounds__(MAX, MIN[, CLUSTER])`. Adds $MAX, $MIN, $VALUE (HIP's second argument
     for 64-lane wavefronts, or the formula) and $EXTRA (a note on a third argument)."""
