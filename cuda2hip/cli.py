@@ -6,10 +6,16 @@ configuration, rule or I/O error.
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
-import click
+# Start-up (imports, rules, name tables) allocates tens of thousands of objects that all stay
+# alive: with the default first-generation threshold (700) the collector runs ~50 times during a
+# pre-commit call and frees next to nothing, ~6 ms of ~110. Garbage cycles are still collected.
+gc.set_threshold(100_000, 10, 10)
+
+import click  # noqa: E402
 
 from . import __version__
 

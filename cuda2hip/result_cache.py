@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import time
+from functools import lru_cache
 from pathlib import Path
 
 import msgspec
@@ -43,7 +44,12 @@ class Entry(msgspec.Struct, array_like=True):
 
 
 _ENCODER = msgspec.msgpack.Encoder()
-_DECODER = msgspec.msgpack.Decoder(Entry)
+
+
+@lru_cache(maxsize=1)
+def _decoder() -> "msgspec.msgpack.Decoder[Entry]":
+    # Built on first use: a run that only stores results (a file just edited) never decodes.
+    return msgspec.msgpack.Decoder(Entry)
 
 
 def encode_entry(entry: Entry) -> bytes:
@@ -51,7 +57,7 @@ def encode_entry(entry: Entry) -> bytes:
 
 
 def decode_entry(data: bytes) -> Entry:
-    return _DECODER.decode(data)
+    return _decoder().decode(data)
 
 
 def content_digest(raw: bytes) -> bytes:
@@ -178,7 +184,7 @@ class ResultCache:
         if row is None:
             return None
         try:
-            entry = _DECODER.decode(row[0])
+            entry = _decoder().decode(row[0])
         except (msgspec.DecodeError, msgspec.ValidationError):
             return None
         self._hits.append(key)

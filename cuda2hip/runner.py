@@ -27,7 +27,6 @@ from .findings import FileError, Finding
 from .match.engine import FIX_REVERTED, Engine
 from .settings import Settings
 from .source import SourceError, SourceText, read_bytes
-from .writeback import atomic_write
 
 if TYPE_CHECKING:
     from .result_cache import Entry
@@ -120,7 +119,6 @@ def _cache_kind(mode: Mode, settings: Settings) -> str:
 
 def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings, engine: Engine) -> "Entry":
     """Findings (and, in fix modes, the fixed text) of one file's content."""
-    from .fix.loop import allowed_applicabilities, fix_source
     from .frontends.registry import frontend
     from .result_cache import Entry
 
@@ -130,6 +128,8 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
     try:
         if mode is Mode.CHECK:
             return Entry(fe.lint(source, rules, settings).findings)
+        from .fix.loop import allowed_applicabilities, fix_source  # not needed by `check`
+
         outcome = fix_source(
             source,
             lambda s: fe.lint(s, rules, settings, validate=s is source),
@@ -189,6 +189,8 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
 
 
 def _write_in_place(result: FileResult, target, data: bytes) -> None:
+    from .writeback import atomic_write  # `check` writes nothing
+
     try:
         atomic_write(target, data)  # durable: fsync before the rename
         result.written = True
@@ -269,6 +271,8 @@ class _SingleDestination:
     def deliver(self, item, raw, final):
         if final is None or final == raw:
             return None, None
+        from .writeback import atomic_write
+
         try:
             atomic_write(self.path, final)
         except OSError as exc:
@@ -346,8 +350,10 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
 
         # Rules are compiled only when a file needs them (a run served by the cache compiles
         # nothing), in the parent first: rule errors surface once, before any worker starts.
+        # Few files compile only the rules whose words they hold; many (worker processes
+        # inherit the parent's engine) compile every rule up front.
         for language in sorted({files[i].language for i in pending}):
-            engine.compiled_for(language)
+            engine.prepare(language, everything=len(pending) >= PARALLEL_THRESHOLD)
         _compute(files, pending, settings, mode, engine, plan, collect)
     finally:
         if cache is not None:

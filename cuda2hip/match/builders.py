@@ -52,11 +52,10 @@ def fix_builder(name: str):
 
 
 def get_builder(name: str) -> Callable:
-    from .predicates import _load_plugins
-
-    _load_plugins()
     if name not in _BUILDERS:
-        _load_plugins(everything=True)
+        from . import plugins  # see predicates.get_predicate
+
+        plugins.load(plugins.BUILDERS, name)
     try:
         return _BUILDERS[name]
     except KeyError:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 
-from ..rulebook.loader import RuleSource, builtin_rules_dir, load_rules
+from ..rulebook.loader import RuleSource, builtin_rules_dir, load_rules_keyed, read_prefilters, write_prefilters
 from ..rulebook.schema import Rule
 from ..rulebook.selection import SelectionError, select_rules, selector_matches
 from ..settings import Settings
 from .calls import CALL, callee_name
-from .compiled import CompiledRule, compile_rules
+from .compiled import CompiledRule, compile_rule
 
 # Rules the engine itself emits (kind: diagnostic), by id.
 UNUSED_SUPPRESSION = "unused-suppression"
@@ -19,22 +19,44 @@ PARSE_RECOVERY = "parse-recovery"
 FIX_REVERTED = "fix-reverted"
 
 
+class Deferred:
+    """A selected rule not compiled yet, with its cached pre-filter data: it is compiled for the
+    first file that holds its words (`RuleSet.active`), never for a run whose files do not."""
+
+    __slots__ = ("rule", "code", "id", "literals", "alternatives")
+
+    def __init__(self, rule: Rule, literals: tuple[str, ...], alternatives):
+        self.rule = rule
+        self.code = rule.code
+        self.id = rule.id
+        self.literals = literals
+        self.alternatives = alternatives
+
+
 class RuleSet:
     """The rules that run on one file of one language."""
 
-    def __init__(self, rules: list[CompiledRule], known_codes: set[str], selected_codes: set[str],
+    def __init__(self, rules: "list[CompiledRule | Deferred]", known_codes: set[str], selected_codes: set[str],
                  engine: "Engine | None" = None):
-        self.rules = rules
+        self._entries = rules
         self.known_codes = known_codes
         self.selected_codes = selected_codes
         # The engine that made this set: frontends of embedding languages (Python) get the rule
         # set of the embedded language (CUDA) from it.
         self.engine = engine
         self.by_id = {r.id: r for r in rules}
-        self.by_code = {r.code: r for r in rules}
+
+    @cached_property
+    def rules(self) -> list[CompiledRule]:
+        """Every rule of the set, compiled."""
+        return [self._compiled(r) for r in self._entries]
+
+    def _compiled(self, entry: "CompiledRule | Deferred") -> CompiledRule:
+        return self.engine.compile(entry.rule) if type(entry) is Deferred else entry
 
     def diagnostic(self, rule_id: str) -> CompiledRule | None:
-        return self.by_id.get(rule_id)
+        entry = self.by_id.get(rule_id)
+        return None if entry is None else self._compiled(entry)
 
     @cached_property
     def visitors(self) -> list[CompiledRule]:
@@ -93,15 +115,15 @@ class RuleSet:
                 got = found[lit] = lit.encode() in data
             return got
 
-        keep = [r for r in self.rules if all(has(lit) for lit in r.literals)
+        keep = [r for r in self._entries if all(has(lit) for lit in r.literals)
                 and (r.alternatives is None
                      or any(all(has(lit) for lit in group) for group in r.alternatives))]
-        if len(keep) == len(self.rules):
+        if len(keep) == len(self._entries) and not any(type(r) is Deferred for r in keep):
             return self
-        return RuleSet(keep, self.known_codes, self.selected_codes, self.engine)
+        return RuleSet([self._compiled(r) for r in keep], self.known_codes, self.selected_codes, self.engine)
 
     def without(self, codes: set[str]) -> "RuleSet":
-        return RuleSet([r for r in self.rules if r.code not in codes], self.known_codes, self.selected_codes,
+        return RuleSet([r for r in self._entries if r.code not in codes], self.known_codes, self.selected_codes,
                        self.engine)
 
 
@@ -129,9 +151,15 @@ class Engine:
 
         self.settings = settings
         use_table_cache(settings.use_cache)
+        # The fingerprint of the rule files keys the cache of pre-filter data (rules given by
+        # the caller have none: they are all compiled).
+        self._rules_key: str | None = None
         if rules is None:
-            rules = load_all_rules(settings)
+            rules, self._rules_key = load_all_rules_keyed(settings)
         self.all_rules = rules
+        self._compiled_rules: dict[str, CompiledRule] = {}
+        self._prefilters: dict | None = None
+        self._new_prefilters = False
         self.selected = select_rules(rules, settings.select, settings.extend_select, settings.ignore)
         self.known_codes = {r.code for r in rules} | {r.id for r in rules}
         self.selected_codes = {r.code for r in self.selected} | {r.id for r in self.selected}
@@ -170,19 +198,71 @@ class Engine:
             self.compiled_for(language)
         return {lang: rules for lang, rules in self._by_language.items() if rules}
 
+    def compile(self, rule: Rule) -> CompiledRule:
+        """The compiled form of `rule` (compiled once per engine)."""
+        got = self._compiled_rules.get(rule.id)
+        if got is None:
+            got = self._compiled_rules[rule.id] = compile_rule(rule, self.settings)
+            # A rule kind's words must follow from the rule and the code alone (never from
+            # settings): they are cached by the rule files' fingerprint.
+            if self._prefilters is not None and (got.literals or got.alternatives is not None) \
+                    and self._prefilters.get(rule.id) != (got.literals, got.alternatives):
+                self._prefilters[rule.id] = (got.literals, got.alternatives)
+                self._new_prefilters = True
+        return got
+
     def compiled_for(self, language: str) -> list[CompiledRule]:
         """The selected rules of one language, compiled when first asked for: a run over .cu
         files never imports or compiles the Python and build-file rule kinds."""
         got = self._by_language.get(language)
         if got is None:
-            got = self._by_language[language] = compile_rules(
-                [r for r in self.selected if r.language == language], self.settings)
+            got = self._by_language[language] = [self.compile(r) for r in self.selected
+                                                 if r.language == language]
+            self._save_prefilters()
         return got
+
+    def prepare(self, language: str, *, everything: bool) -> None:
+        """Compile, before any file runs, the rules of `language` that files will need: all of
+        them (`everything`, e.g. before worker processes fork), else those whose pre-filter
+        data is not cached (they may not compile: rule errors surface here, once). The others
+        are compiled by the first file that holds their words."""
+        if everything or self._load_prefilters() is None:
+            self.compiled_for(language)
+            return
+        self._entries_for(language)  # compiles what has no cached pre-filter data
+        self._save_prefilters()
+
+    def _load_prefilters(self) -> dict | None:
+        if self._prefilters is None and self._rules_key is not None:
+            self._prefilters = read_prefilters(self._rules_key)
+        return self._prefilters
+
+    def _save_prefilters(self) -> None:
+        if self._new_prefilters and self._rules_key is not None:
+            self._new_prefilters = False
+            write_prefilters(self._rules_key, self._prefilters)
+
+    def _entries_for(self, language: str) -> "list[CompiledRule | Deferred]":
+        """The selected rules of `language`: compiled ones, and `Deferred` ones for rules not
+        compiled yet whose pre-filter data is cached."""
+        compiled = self._by_language.get(language)
+        if compiled is not None:
+            return compiled
+        prefilters = self._load_prefilters() or {}
+        out: list[CompiledRule | Deferred] = []
+        for r in self.selected:
+            if r.language != language:
+                continue
+            got = self._compiled_rules.get(r.id)
+            if got is None:
+                known = prefilters.get(r.id)
+                got = Deferred(r, *known) if known is not None else self.compile(r)
+            out.append(got)
+        return out
 
     def _diagnostics(self) -> list[CompiledRule]:
         if self._compiled_diagnostics is None:
-            self._compiled_diagnostics = compile_rules(
-                [r for r in self.selected if r.kind == "diagnostic"], self.settings)
+            self._compiled_diagnostics = [self.compile(r) for r in self.selected if r.kind == "diagnostic"]
         return self._compiled_diagnostics
 
     def rule_by_code(self, code: str) -> Rule | None:
@@ -204,7 +284,7 @@ class Engine:
         if rs is None:
             # Engine diagnostics (unused suppressions, parse recovery, reverted fixes) serve
             # every language, whatever language their YAML names.
-            own = self.compiled_for(language)
+            own = self._entries_for(language)
             shared = [r for r in self._diagnostics() if r.language != language]
             rules = [r for r in own + shared if r.code not in ignored]
             rs = RuleSet(rules, self.known_codes, self.selected_codes - ignored, self)
@@ -221,8 +301,12 @@ def _relative(path: str, root: Path) -> str:
 
 
 def load_all_rules(settings: Settings) -> list[Rule]:
+    return load_all_rules_keyed(settings)[0]
+
+
+def load_all_rules_keyed(settings: Settings) -> tuple[list[Rule], str | None]:
     sources = []
     if settings.include_builtin_rules:
         sources.append(RuleSource(builtin_rules_dir(), builtin=True))
     sources.extend(RuleSource(Path(d), builtin=False) for d in settings.rule_dirs)
-    return load_rules(sources, use_cache=settings.use_cache)
+    return load_rules_keyed(sources, use_cache=settings.use_cache)

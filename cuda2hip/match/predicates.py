@@ -17,8 +17,6 @@ _CALLEES: dict[str, frozenset[str]] = {}
 # Predicates that can only accept anything in a file holding one of these words: files without
 # them skip the rule altogether.
 _REQUIRES: dict[str, tuple[str, ...]] = {}
-_LOADED = False
-_LOADED_ALL = False
 
 
 def predicate(name: str, *, callees=None, requires=None):
@@ -48,28 +46,14 @@ def predicate_requires(name: str) -> tuple[str, ...] | None:
 
 
 def get_predicate(name: str) -> Callable:
-    _load_plugins()
     if name not in _PREDICATES:
-        _load_plugins(everything=True)
+        # Plugin modules are imported on first use of one of their names only, so that a run
+        # pays for the analyses its rules use and no others.
+        from . import plugins
+
+        plugins.load(plugins.PREDICATES, name)
     try:
         return _PREDICATES[name]
     except KeyError:
         known = ", ".join(sorted(_PREDICATES)) or "none"
         raise KeyError(f"unknown predicate {name!r} (known: {known})") from None
-
-
-def _load_plugins(everything: bool = False) -> None:
-    # Modules that register predicates and fix builders; imported on first use only, so that
-    # a run whose rules need none of them does not pay for importing them.
-    global _LOADED, _LOADED_ALL
-    if not _LOADED:
-        _LOADED = True
-        from . import plugins  # noqa: F401
-    if everything and not _LOADED_ALL:
-        import importlib
-
-        from . import plugins
-
-        _LOADED_ALL = True
-        for module in plugins.OTHER_LANGUAGES:
-            importlib.import_module(f"{plugins.__name__}.{module}")

@@ -1,8 +1,57 @@
-"""Python predicates and fix builders used by YAML rules. Importing this package registers them
-all; add a module here and import it below."""
+"""Python predicates and fix builders used by YAML rules, one topic per module. A run imports
+only the modules whose names its compiled rules use (importing them all costs a pre-commit call
+several ms), through the index below: add a module here and its names to the index
+(tests/test_plugin_index.py checks that the index names every registered function and its
+module)."""
 
-from . import barriers, hazards, launch, memcpy_async, streams, warp  # noqa: F401,E402
+MODULES = ["barriers", "cmake_build", "hazards", "launch", "memcpy_async", "streams", "warp"]
 
-# Plugins of other languages' rules, imported only when a name is not found among the above
-# (a run over C++/CUDA files does not pay for the build-file parser).
-OTHER_LANGUAGES = ["cmake_build"]
+# predicate name -> module that registers it
+PREDICATES = {
+    "ballot-truncated": "warp",
+    "bare-s-barrier": "barriers",
+    "barrier-in-thread-dependent-flow": "barriers",
+    "blocking-copy-call": "memcpy_async",
+    "cuda-arch-condition": "hazards",
+    "grid-sync-without-cooperative-launch": "barriers",
+    "hard-coded-warp-size": "warp",
+    "inline-ptx": "hazards",
+    "launch-bounds-min-blocks": "hazards",
+    "legacy-stream-unavailable": "streams",
+    "legacy-warp-intrinsic": "warp",
+    "memory-type-integer": "hazards",
+    "null-stream-work-with-nonblocking-streams": "streams",
+    "stream-flag-as-handle": "streams",
+    "texture-reference": "hazards",
+    "warp-sync-mask-32-bit": "warp",
+    "warp-sync-unavailable": "warp",
+}
+
+# fix builder name -> module that registers it
+BUILDERS = {
+    "ballot-to-64-bit": "warp",
+    "bare-s-barrier-to-syncthreads": "barriers",
+    "blocking-copy-to-async": "memcpy_async",
+    "cmake-architectures": "cmake_build",
+    "cmake-cu-language": "cmake_build",
+    "cmake-find-hip": "cmake_build",
+    "cmake-legacy-target": "cmake_build",
+    "cuda-arch-to-hip-device-compile": "hazards",
+    "hip_symbol_wrap": "launch",
+    "kernel_launch_to_ggl": "launch",
+    "launch-bounds-waves": "hazards",
+    "legacy-stream-to-null": "streams",
+    "memory-type-enumerator": "hazards",
+    "warp-sync-mask-64-bit": "warp",
+    "warp-sync-to-legacy": "warp",
+}
+
+
+def load(index: dict[str, str], name: str) -> None:
+    """Import the module that registers `name` (every module when the index does not know it,
+    so that an unknown name is reported with the list of known ones)."""
+    import importlib
+
+    modules = [index[name]] if name in index else MODULES
+    for module in modules:
+        importlib.import_module(f"{__name__}.{module}")

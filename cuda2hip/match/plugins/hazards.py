@@ -5,7 +5,6 @@ arguments (HIP502), texture references (HIP503), `__CUDA_ARCH__` (HIP504) and
 from __future__ import annotations
 
 import re
-from fractions import Fraction
 
 import tree_sitter as ts
 
@@ -40,7 +39,7 @@ def _string_content(node: ts.Node | None, data: bytes) -> str:
     return "".join(text(n, data) for n in walk(node) if n.type in ("string_content", "escape_sequence"))
 
 
-@predicate("inline-ptx")
+@predicate("inline-ptx", requires=("asm",))  # asm / __asm / __asm__
 def inline_ptx(node, env, ctx, args):
     """A GNU `asm(...)` statement whose code is PTX (AMDGCN asm and empty compiler barriers stay
     quiet). Adds $PTX (the first instruction) and $HINT."""
@@ -68,7 +67,7 @@ def _launch_bounds_args(node: ts.Node) -> list[ts.Node]:
     return out
 
 
-@predicate("launch-bounds-min-blocks")
+@predicate("launch-bounds-min-blocks", requires=("__launch_bounds__",))
 def launch_bounds_min_blocks(node, env, ctx, args):
     """`__launch_bounds__(MAX, MIN[, CLUSTER])`. Adds $MAX, $MIN, $VALUE (HIP's second argument
     for 64-lane wavefronts, or the formula) and $EXTRA (a note on a third argument)."""
@@ -79,6 +78,8 @@ def launch_bounds_min_blocks(node, env, ctx, args):
     mx, mn = parts[0], parts[1]
     a, b = int_value(mx, data), int_value(mn, data)
     if a is not None and b is not None:
+        from fractions import Fraction  # rare: not imported by every run that loads this module
+
         v = Fraction(b * a, WAVE64 * 2)
         value = f"{b} × {a} / ({WAVE64} × 2) = {v.numerator if v.denominator == 1 else float(v):g}"
     else:
@@ -96,6 +97,8 @@ def launch_bounds_waves(match, ctx, rule):
     a, b = int_value(parts[0], ctx.data), int_value(parts[1], ctx.data)
     if a is None or b is None or len(parts) > 2:
         return None
+    from fractions import Fraction
+
     v = Fraction(b * a, WAVE64 * 2)
     if v.denominator != 1 or v < 1:
         return None

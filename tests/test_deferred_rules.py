@@ -1,0 +1,114 @@
+"""A run over few files compiles only the rules whose words its files hold (the rules' pre-filter
+data is cached beside the validated rules); results never depend on it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cuda2hip.match.engine import Deferred, Engine
+from cuda2hip.runner import Mode, run
+from cuda2hip.settings import Settings
+
+BARRIER = """\
+__global__ void k(float* a) {
+  if (threadIdx.x < 16) { __syncthreads(); }
+  a[threadIdx.x] = 0;
+}
+"""
+PLAIN = "__global__ void k(float* a) { a[threadIdx.x] = 1.0f; }\n"
+
+
+def _run(path: Path, settings: Settings):
+    engine = Engine(settings)
+    result = run([str(path)], settings, Mode.CHECK, engine)
+    return engine, [f.to_dict() for f in result.findings]
+
+
+def test_rules_whose_words_a_file_lacks_are_not_compiled(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
+    barrier, plain = tmp_path / "barrier.cu", tmp_path / "plain.cu"
+    barrier.write_text(BARRIER)
+    plain.write_text(PLAIN)
+    settings = Settings(root=tmp_path, jobs=1)
+    # First run: no pre-filter data cached yet, every rule compiles.
+    first, expected_plain = _run(plain, settings)
+    assert first.compiled_for("cuda")  # (already compiled: nothing deferred)
+    assert list(tmp_path.joinpath("cache").glob("prefilter-*.msgpack"))
+
+    plain.write_text(PLAIN + "// edited (not served by the result cache)\n")
+    second, got_plain = _run(plain, settings)
+    compiled = set(second._compiled_rules)
+    assert "barrier-in-thread-dependent-flow" not in compiled  # no __syncthreads in plain.cu
+    assert "cuda-runtime-api" in compiled  # no pre-filter: always compiled
+    assert got_plain == expected_plain
+    entries = second._entries_for("cuda")
+    assert any(type(e) is Deferred and e.id == "barrier-in-thread-dependent-flow" for e in entries)
+
+    # A file holding the words compiles the rule and gets the same findings as with every
+    # rule compiled.
+    third, got_barrier = _run(barrier, settings)
+    assert "barrier-in-thread-dependent-flow" in third._compiled_rules
+    everything = Engine(Settings(root=tmp_path, jobs=1, use_cache=False))
+    full = run([str(barrier)], everything.settings, Mode.CHECK, everything)
+    assert got_barrier == [f.to_dict() for f in full.findings]
+    assert any(f["code"] == "HIP401" for f in got_barrier)
+
+
+def test_a_changed_rule_file_is_compiled_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    rule = rules / "mine.yaml"
+    text = ("code: USR001\nid: my-rule\nkind: pattern\nseverity: warning\nsummary: s\nmessage: m\n"
+            "docs: {what: w, why: y}\nrule: {pattern: fooBar($$$A)}\n")
+    rule.write_text(text)
+    src = tmp_path / "a.cu"
+    src.write_text("void f() { bazQux(1); }\n")
+    settings = Settings(root=tmp_path, jobs=1, rule_dirs=(str(rules),), select=("USR001",))
+    assert _run(src, settings)[1] == []
+    src.write_text("void f() { bazQux(2); }\n")
+    engine, _ = _run(src, settings)
+    assert "my-rule" not in engine._compiled_rules
+    rule.write_text(text.replace("fooBar", "bazQux"))
+    engine, found = _run(src, settings)
+    assert [f["code"] for f in found] == ["USR001"]
+
+
+def _checks(obj) -> list[str]:
+    """Predicate names a rule object (as plain data) uses."""
+    if isinstance(obj, dict):
+        found = []
+        check = obj.get("check")
+        if isinstance(check, str):
+            found.append(check)
+        elif isinstance(check, dict):
+            found.append(check["name"])
+        for value in obj.values():
+            found += _checks(value)
+        return found
+    if isinstance(obj, list):
+        return [name for item in obj for name in _checks(item)]
+    return []
+
+
+def test_predicate_requires_words_occur_in_every_case_that_fires():
+    """A predicate declaring `requires` makes files without those words skip its rules: every
+    `invalid` case of a built-in rule using it must hold one of the words."""
+    import msgspec
+
+    from cuda2hip.match.engine import load_all_rules
+    from cuda2hip.match.predicates import predicate_requires
+
+    checked = 0
+    for rule in load_all_rules(Settings(use_cache=False)):
+        if rule.rule is None:
+            continue
+        for name in _checks(msgspec.to_builtins(rule.rule)):
+            words = predicate_requires(name)
+            if words is None:
+                continue
+            for case in rule.tests.invalid:
+                code = case if isinstance(case, str) else case.code
+                assert any(w in code for w in words), (rule.code, name, code)
+                checked += 1
+    assert checked >= 5
