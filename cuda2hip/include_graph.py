@@ -16,6 +16,29 @@ import stat
 from functools import lru_cache
 from pathlib import Path
 
+# In-place `--rename` runs rename files while others are still being linted: a file and its new
+# name are aliases of each other (absolute, normalised paths), so an include resolves to the
+# same file whether or not it has been renamed yet.
+_ALIASES: dict[str, str] = {}
+
+
+def use_renames(renames: dict[str, str]) -> None:
+    """Resolve includes knowing that each old path of `renames` becomes its new path."""
+    _ALIASES.clear()
+    for old, new in renames.items():
+        old, new = os.path.normpath(old), os.path.normpath(new)
+        _ALIASES[old] = new
+        _ALIASES[new] = old
+
+
+def _existing(path: str) -> str | None:
+    """`path`, or its alias where the file has been renamed (either way), if it is a file."""
+    if _is_file(path):
+        return path
+    alias = _ALIASES.get(os.path.normpath(path)) if _ALIASES else None
+    return alias if alias is not None and _is_file(alias) else None
+
+
 # Quoted includes only: <...> names system or library headers, never project files.
 _LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
 
@@ -68,8 +91,8 @@ def _resolve(name: str, including_dir: str, root: str) -> str | None:
         return None if found is None else str(found)
     inside = root if root.endswith(os.sep) else root + os.sep
     for base in (including_dir, root):
-        candidate = os.path.join(base, name)
-        if _is_file(candidate):
+        candidate = _existing(os.path.join(base, name))
+        if candidate is not None:
             resolved = os.path.realpath(candidate)
             if resolved == root or resolved.startswith(inside):
                 return resolved
@@ -91,22 +114,25 @@ def _is_file(path: str) -> bool:
         return False
 
 
+def _read(path: str) -> tuple[str, bytes] | None:
+    """(path, content) of a project file. During an in-place --rename run the file may move to
+    its new name between being found and being read (the new file is written before the old one
+    is removed, so one of the two always exists): the alias is tried, then the path again."""
+    alias = _ALIASES.get(os.path.normpath(path)) if _ALIASES else None
+    for candidate in (path, alias, path):
+        if candidate is None:
+            continue
+        try:
+            with open(candidate, "rb") as fh:
+                return candidate, fh.read()
+        except OSError:
+            continue
+    return None
+
+
 @lru_cache(maxsize=512)
-def _includes_of(path: str, mtime_ns: int, size: int, root: str) -> tuple[str, ...]:
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return ()
+def _includes_in(path: str, data: bytes, root: str) -> tuple[str, ...]:
     return tuple(_local_includes(path, data, root))
-
-
-def _stat_key(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
 
 
 def closure(start: list[Path], root: Path) -> list[Path]:
@@ -120,11 +146,10 @@ def _closure(start: list[str], root: str) -> list[str]:
     queue = list(start)
     out: list[str] = []
     while queue:
-        current = queue.pop(0)
-        key = _stat_key(current)
-        if key is None:
+        got = _read(queue.pop(0))
+        if got is None:
             continue
-        for inc in _includes_of(current, *key, root):
+        for inc in _includes_in(got[0], got[1], root):
             if inc not in seen:
                 seen.add(inc)
                 out.append(inc)
@@ -141,23 +166,20 @@ def _headers(path: str, data: bytes, root: Path) -> list[str]:
 
 def included_definitions(path: str, data: bytes, root: Path) -> frozenset[bytes]:
     """Names defined by the project headers that a file includes (transitively)."""
-    from .match.defined_names import definitions_of
+    from .match.defined_names import definitions_in
 
     names: set[bytes] = set()
     for header in _headers(path, data, root):
-        key = _stat_key(header)
-        if key is not None:
-            names |= definitions_of(header, *key)
+        got = _read(header)
+        if got is not None:
+            names |= definitions_in(got[1])
     return frozenset(names)
 
 
 def includes_reaching(path: str, data: bytes, root: Path, wanted) -> bool:
     """Whether a project header included (transitively) satisfies `wanted(header_bytes)`."""
     for header in _headers(path, data, root):
-        try:
-            with open(header, "rb") as fh:
-                if wanted(fh.read()):
-                    return True
-        except OSError:
-            continue
+        got = _read(header)
+        if got is not None and wanted(got[1]):
+            return True
     return False

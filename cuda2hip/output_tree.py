@@ -14,6 +14,7 @@ are recreated as links and never followed out of the tree. Every write is atomic
 
 from __future__ import annotations
 
+
 import os
 import posixpath
 import re
@@ -141,6 +142,16 @@ class TreePlan:
     def rel(self, item: SourceFile) -> str:
         return item.path.relative_to(self.top).as_posix()
 
+    def use_aliases(self) -> None:
+        """In place, files are renamed while others are still linted: let include resolution
+        (this process's) treat an old and a new name as the same file, so that what a file sees
+        does not depend on which worker got there first."""
+        if self.out is None and self.renames:
+            from .include_graph import use_renames
+
+            base = os.path.abspath(self.top)
+            use_renames({os.path.join(base, old): os.path.join(base, new) for old, new in self.renames.items()})
+
     def transform(self, item: SourceFile, data: bytes) -> bytes:
         if item.language == "cuda":
             return rewrite_includes(data, self.rel(item), self.renames)
@@ -260,6 +271,7 @@ def migrate_tree(src: Path, out: Path | None, settings: Settings, engine, *, ren
             errors.append(FileError(str(top / rel), f"cannot rename to {new}: a file of that name "
                                                     "exists; kept its name"))
     plan = TreePlan(top, out.resolve() if out is not None else None, renames)
+    plan.use_aliases()
     results = run_files(sources, settings, mode, engine, plan)
     summary = TreeSummary(src, out, sources=len(sources))
     summary.changed = sum(1 for r in results if r.changed)

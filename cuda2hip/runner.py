@@ -111,6 +111,9 @@ def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None) -> None:
     if _ENGINE is None or _ENGINE.settings != settings:  # a forked worker inherits the engine
         _ENGINE = Engine(settings)
     _WORKER.update(settings=settings, mode=mode, plan=plan)
+    use_aliases = getattr(plan, "use_aliases", None)
+    if use_aliases is not None:
+        use_aliases()
 
 
 def _cache_kind(mode: Mode, settings: Settings) -> str:

@@ -4,6 +4,8 @@ written outside OUT."""
 
 from __future__ import annotations
 
+import json
+
 import os
 import shutil
 from pathlib import Path
@@ -206,6 +208,27 @@ def test_parallel_output_is_deterministic(tmp_path):
     again = run_cli("check", "-j", "2", "--format", "json", tree)
     assert serial.returncode == parallel.returncode == cached.returncode == again.returncode == 1
     assert serial.stdout == parallel.stdout == cached.stdout == again.stdout
+
+
+def test_in_place_rename_findings_do_not_depend_on_worker_timing(tmp_path):
+    """A source that includes a `.cu` file sees the names it defines whether or not the included
+    file has been renamed yet (by this worker, another one, earlier or later)."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    n = 24
+    for i in range(n):
+        nxt, prev = (i + 1) % n, (i - 1) % n  # includes forwards and backwards in path order
+        (tree / f"k{i:02}.cu").write_text(
+            f'#include "k{nxt:02}.cu"\n#include "k{prev:02}.cu"\n'
+            f"#pragma once\nvoid cudaHelper{i}() {{ cudaFree(0); }}\n"
+            f"inline void use{i}() {{ cudaHelper{nxt}(); cudaHelper{prev}(); }}\n")
+    res = run_cli("fix", "--rename", "-j", "2", "--format", "json", tree, cwd=tmp_path)
+    assert res.returncode in (0, 1), res.stderr
+    unknown = [f for f in json.loads(res.stdout)["findings"]
+               if f["code"] == "HIP190" and "unknown CUDA name" in f["message"]]
+    assert unknown == []
+    assert sorted(p.name for p in tree.iterdir()) == [f"k{i:02}.hip" for i in range(n)]
+    assert '#include "k01.hip"' in (tree / "k00.hip").read_text()
 
 
 def test_benchmark_runs_in_one_command(tmp_path):

@@ -137,11 +137,6 @@ NODES_KEY = "_definition_nodes"
 
 
 @lru_cache(maxsize=256)
-def definitions_of(path: str, mtime_ns: int, size: int) -> frozenset[bytes]:
-    """Names defined in a file on disk (a local header), cached by its stats."""
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError:
-        return frozenset()
+def definitions_in(data: bytes) -> frozenset[bytes]:
+    """Names defined in a file's content (a local header), cached by content."""
     return frozenset(definitions(parsing.parse(LANGUAGE, data), data))
