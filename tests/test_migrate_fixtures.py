@@ -2,58 +2,72 @@
 output in fixtures/migrate/expected) and compiles with the real hipcc (HIP 5.2 headers, so every
 run uses --target-rocm 5.2 and the output is checked for newer APIs).
 
-What could be compile-checked here: the HIP runtime, driver API, device functions, hipRTC,
-hip_complex (libamdhip64-dev), hipRAND, rocRAND, hipSPARSE and rocSPARSE (Debian 12 packages
-libhiprand-dev, librocrand-dev, libhipsparse-dev, librocsparse-dev, version 5.3). Debian 12 has no
-hipBLAS/rocBLAS, hipFFT, hipSOLVER/rocSOLVER, MIOpen, hipCUB or rocThrust packages: those
-fixtures are checked for complete migration (expected output, every CUDA token left has a
-finding, no API newer than ROCm 5.2) but not compiled; their compile test skips saying so.
+Where the headers come from: the HIP runtime, driver API, device functions, hipRTC and hip_complex
+from libamdhip64-dev; hipRAND, rocRAND, hipSPARSE and rocSPARSE from their Debian 12 packages. Debian
+12 has no hipBLAS/rocBLAS, hipFFT, hipSOLVER/rocSOLVER, hipCUB/rocPRIM/rocThrust or MIOpen packages:
+tests/harness/fetch_rocm_library_headers.sh extracts the headers of Debian 13's (MIOpen: sid's)
+packages into .cache/rocm-library-headers (.ci/run does this), and those fixtures compile against
+them with Debian 12's hipcc. Without that tree their compile test skips saying so.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, ROOT, run_cli
 from migration_checks import newer_hip_names, unreported_tokens
 
 SRC = FIXTURES / "migrate"
 EXPECTED = SRC / "expected"
-INCLUDE = Path("/usr/include")
+SYSTEM_INCLUDE = Path("/usr/include")
+LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_ROCM_LIBRARY_HEADERS",
+                                      ROOT / ".cache" / "rocm-library-headers")) / "usr" / "include"
+FETCH = "tests/harness/fetch_rocm_library_headers.sh .cache/rocm-library-headers"
+LEFTOVER = "leftover"  # the output keeps CUDA names with no equivalent in its profile: not meant to compile
 
-# case -> (input, extra CLI flags, headers the compile needs (None: cannot be compiled here), nvcc-valid)
+
+class Case(NamedTuple):
+    source: str
+    flags: list[str]  # extra `cuda2hip fix` flags
+    headers: list[str] | str  # headers the compile needs, or LEFTOVER
+    nvcc_valid: bool  # CUDA 13 here ships the headers the input needs
+    compile_flags: tuple[str, ...] = ()
+
+
 CASES = {
-    "runtime_basic": ("runtime_basic.cu", [], ["hip/hip_runtime.h"], True),
-    "driver_api": ("driver_api.cu", [], ["hip/hip_runtime.h"], True),
-    "device_functions": ("device_functions.cu", [], ["hip/hip_fp16.h"], True),
-    "rtc": ("rtc.cu", [], ["hip/hiprtc.h"], False),  # CUDA 13 here ships no nvrtc.h
-    "complex": ("complex.cu", [], ["hip/hip_complex.h"], True),
-    "curand": ("curand.cu", [], ["hiprand/hiprand.h", "hiprand/hiprand_kernel.h"], False),
-    # rocRAND has no counterpart of curandState_t: the output keeps it (reported), so it cannot compile.
-    "curand_roc": ("curand.cu", ["--roc", "--unsafe-fixes"], "leftover", False),
-    "cusparse": ("cusparse.cu", [], ["hipsparse/hipsparse.h"], False),
-    "cusparse_roc": ("cusparse.cu", ["--roc", "--unsafe-fixes"], ["rocsparse/rocsparse.h"], False),
-    "cublas": ("cublas.cu", [], None, False),
-    "cublas_roc": ("cublas.cu", ["--roc", "--unsafe-fixes"], None, False),
-    "cufft": ("cufft.cu", [], None, False),
-    "cusolver": ("cusolver.cu", [], None, False),
-    "cusolver_roc": ("cusolver.cu", ["--roc", "--unsafe-fixes"], "leftover", False),
-    "cudnn": ("cudnn.cu", [], "leftover", False),  # default profile: reported, nothing to rename to
-    "cudnn_roc": ("cudnn.cu", ["--roc", "--unsafe-fixes"], None, False),
-    "cub_thrust": ("cub_thrust.cu", [], None, True),
-    "launches_keep": ("launches.cu", [], ["hip/hip_runtime.h"], True),
-    "launches_hip": ("launches.cu", ["--kernel-launch", "hip"], ["hip/hip_runtime.h"], True),
+    "runtime_basic": Case("runtime_basic.cu", [], ["hip/hip_runtime.h"], True),
+    "driver_api": Case("driver_api.cu", [], ["hip/hip_runtime.h"], True),
+    "device_functions": Case("device_functions.cu", [], ["hip/hip_fp16.h"], True),
+    "rtc": Case("rtc.cu", [], ["hip/hiprtc.h"], False),  # CUDA 13 here ships no nvrtc.h
+    "complex": Case("complex.cu", [], ["hip/hip_complex.h"], True),
+    "curand": Case("curand.cu", [], ["hiprand/hiprand.h", "hiprand/hiprand_kernel.h"], False),
+    # rocRAND has no counterpart of curandState_t: the output keeps it (reported).
+    "curand_roc": Case("curand.cu", ["--roc", "--unsafe-fixes"], LEFTOVER, False),
+    "cusparse": Case("cusparse.cu", [], ["hipsparse/hipsparse.h"], False),
+    "cusparse_roc": Case("cusparse.cu", ["--roc", "--unsafe-fixes"], ["rocsparse/rocsparse.h"], False),
+    "cublas": Case("cublas.cu", [], ["hipblas/hipblas.h"], False),
+    "cublas_roc": Case("cublas.cu", ["--roc", "--unsafe-fixes"], ["rocblas/rocblas.h"], False),
+    "cufft": Case("cufft.cu", [], ["hipfft/hipfft.h"], False),
+    "cusolver": Case("cusolver.cu", [], ["hipsolver/hipsolver.h"], False),
+    "cusolver_roc": Case("cusolver.cu", ["--roc", "--unsafe-fixes"], LEFTOVER, False),
+    "cudnn": Case("cudnn.cu", [], LEFTOVER, False),  # default profile: reported, nothing to rename to
+    "cudnn_roc": Case("cudnn.cu", ["--roc", "--unsafe-fixes"], ["miopen/miopen.h"], False),
+    # rocPRIM (under hipCUB and rocThrust) requires C++14; Debian's hipcc defaults to an older standard.
+    "cub_thrust": Case("cub_thrust.cu", [], ["hipcub/hipcub.hpp", "thrust/device_vector.h"], True,
+                       ("-std=c++17",)),
+    "launches_keep": Case("launches.cu", [], ["hip/hip_runtime.h"], True),
+    "launches_hip": Case("launches.cu", ["--kernel-launch", "hip"], ["hip/hip_runtime.h"], True),
 }
-NOT_PACKAGED = ("the ROCm library headers it needs are not packaged in Debian 12 (no hipBLAS/rocBLAS, "
-                "hipFFT, hipSOLVER/rocSOLVER, MIOpen, hipCUB, rocThrust); checked for complete migration only")
 
 
 def _migrate(case: str, tmp_path: Path) -> tuple[Path, list[dict]]:
-    name, flags, _headers, _nvcc = CASES[case]
+    name, flags = CASES[case].source, CASES[case].flags
     work = tmp_path / case
     work.mkdir()
     target = work / name
@@ -72,29 +86,50 @@ def test_fixture_migrates_completely(case, tmp_path):
     assert data.decode() == (EXPECTED / f"{case}.hip").read_text(), f"{case}: migrated output differs"
     defined = {f["message"].split("`")[1] for f in findings if "a name this project defines" in f["message"]}
     assert unreported_tokens(data, findings, frozenset(defined)) == []
-    profile = "roc" if "--roc" in CASES[case][1] else "hip"
+    profile = "roc" if "--roc" in CASES[case].flags else "hip"
     assert newer_hip_names(data, "5.2", profile) == []
+
+
+def _include_dir(header: str) -> Path | None:
+    for root in (SYSTEM_INCLUDE, LIBRARY_INCLUDE):
+        if (root / header).is_file():
+            return root
+    return None
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_fixture_compiles_with_hipcc(case, tmp_path, hipcc):
-    headers = CASES[case][2]
-    if headers is None:
-        pytest.skip(f"{case}: {NOT_PACKAGED}")
-    if headers == "leftover":
+    spec = CASES[case]
+    if spec.headers == LEFTOVER:
         pytest.skip(f"{case}: the output keeps CUDA names that have no equivalent in this profile (each one "
                     "reported by HIP102); it is not meant to compile")
-    missing = [h for h in headers if not (INCLUDE / h).is_file()]
+    roots = {h: _include_dir(h) for h in spec.headers}
+    missing = [h for h, root in roots.items() if root is None]
     if missing:
-        pytest.skip(f"{case}: {', '.join(missing)} not installed (apt-get install libhiprand-dev librocrand-dev "
-                    "libhipsparse-dev librocsparse-dev libamdhip64-dev)")
+        pytest.skip(f"{case}: {', '.join(missing)} not found in {SYSTEM_INCLUDE} or {LIBRARY_INCLUDE} "
+                    f"(apt-get install libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev "
+                    f"librocsparse-dev; the other ROCm libraries: {FETCH})")
     src = tmp_path / f"{case}.hip"
     src.write_text((EXPECTED / f"{case}.hip").read_text())
-    proc = hipcc(src)
+    extra = [f"-I{root}" for root in sorted(set(roots.values())) if root != SYSTEM_INCLUDE]
+    proc = hipcc(src, *extra, *spec.compile_flags)
     assert proc.returncode == 0, proc.stderr
 
 
-@pytest.mark.parametrize("name", sorted({c[0] for c in CASES.values() if c[3]}))
+def test_library_compile_check_is_not_vacuous(tmp_path, hipcc):
+    """Negative control: with the fetched headers on the path, a CUDA library name left in the
+    migrated hipBLAS fixture is still a compile error."""
+    if _include_dir("hipblas/hipblas.h") is None:
+        pytest.skip(f"hipBLAS headers not fetched ({FETCH})")
+    text = (EXPECTED / "cublas.hip").read_text()
+    assert "hipblasCreate(" in text
+    src = tmp_path / "broken.hip"
+    src.write_text(text.replace("hipblasCreate(", "cublasCreate(", 1))
+    proc = hipcc(src, f"-I{LIBRARY_INCLUDE}")
+    assert proc.returncode != 0 and "cublasCreate" in proc.stderr
+
+
+@pytest.mark.parametrize("name", sorted({c.source for c in CASES.values() if c.nvcc_valid}))
 def test_fixture_input_is_valid_cuda(name, nvcc):
     proc = nvcc(SRC / name)
     assert proc.returncode == 0, proc.stderr
