@@ -3,12 +3,19 @@ that use the captured metavariables."""
 
 from __future__ import annotations
 
+import re
+
 from ..findings import Edit
 from .builders import BuiltFix, Match, get_builder
 from .calls import CALL
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .pattern import expand_template
 from .rule_object import RuleObjectError, compile_rule_object, root_query_matcher
+
+# Leaf node kinds spelled as one identifier-shaped word: the CUDA frontend can find such nodes by
+# their text (see frontends/cuda.py:_visit_by_text).
+_LEAF_NAME_KINDS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"})
+_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 def indent_continuation(text: str, indent: str) -> str:
@@ -46,6 +53,15 @@ class PatternRule(CompiledRule):
         self.alternatives = self.matcher.alternatives
         if self.kinds == {CALL} and self.matcher.callees is not None:
             self.callees = self.matcher.callees
+        spellings = self.matcher.spellings
+        if (self.query is None and rule.language == "cuda" and spellings is not None
+                and self.kinds and self.kinds <= _LEAF_NAME_KINDS
+                and all(_WORD.fullmatch(t) for t in spellings)):
+            # e.g. `pattern: cudaStreamDefault`: only identifiers spelled so can match, so the
+            # frontend finds those by their text (`by_text`) instead of handing the rule every
+            # identifier of the file.
+            self.by_text = True
+            self._spellings = frozenset(t.encode() for t in spellings)
         fix = rule.fix
         self.template = fix.template if fix else None
         self.target = fix.target if fix else None
@@ -57,6 +73,9 @@ class PatternRule(CompiledRule):
                 raise RuleCompileError(f"field `fix.builder`: {exc.args[0]}") from None
         if fix and not (fix.template is not None or fix.builder):
             raise RuleCompileError("field `fix`: needs a `template` or a `builder`")
+
+    def wanted_texts(self, words):
+        return self._spellings & words
 
     def visit(self, node, ctx):
         env = self.matcher.match(node, {}, ctx)

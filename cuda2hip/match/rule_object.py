@@ -36,6 +36,9 @@ class Matcher:
     alternatives: tuple[tuple[str, ...], ...] | None = None
     # for matchers of calls only: the callee names that can match at all (None: any)
     callees: frozenset[str] | None = None
+    # the texts a matched node can have at all, when there are few (a pattern that is one
+    # identifier), else None
+    spellings: frozenset[str] | None = None
 
     def match(self, node: ts.Node, env: Env, ctx: "FileContext") -> Env | None:
         raise NotImplementedError
@@ -53,6 +56,9 @@ class PatternMatcher(Matcher):
         self.alternatives = (pattern.literals,) if pattern.literals else None
         name = pattern.callee
         self.callees = frozenset({name}) if name else None
+        root = pattern.root
+        if not root.children and root.metavar is None:
+            self.spellings = frozenset({root.text})
 
     def match(self, node, env, ctx):
         return self.pattern.match(node, ctx.data, env)
@@ -157,6 +163,8 @@ class AllMatcher(Matcher):
         self.alternatives = next((p.alternatives for p in parts if p.alternatives is not None), None)
         names = [p.callees for p in parts if p.callees is not None]
         self.callees = frozenset.intersection(*names) if names else None
+        texts = [p.spellings for p in parts if p.spellings is not None]
+        self.spellings = frozenset.intersection(*texts) if texts else None
 
     def match(self, node, env, ctx):
         for part in self.parts:
@@ -176,6 +184,8 @@ class AnyMatcher(Matcher):
         self.alternatives = None if any(g is None for g in groups) else tuple(x for g in groups for x in g)
         names = [p.callees for p in parts]
         self.callees = None if any(n is None for n in names) else frozenset().union(*names)
+        texts = [p.spellings for p in parts]
+        self.spellings = None if any(t is None for t in texts) else frozenset().union(*texts)
 
     def match(self, node, env, ctx):
         for part in self.parts:
