@@ -10,7 +10,7 @@ from .builders import BuiltFix, Match, get_builder
 from .calls import CALL
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .pattern import expand_template
-from .rule_object import RuleObjectError, compile_rule_object, root_query_matcher
+from .rule_object import AllMatcher, KindMatcher, KindSetMatcher, RuleObjectError, compile_rule_object, root_query_matcher
 
 # Leaf node kinds spelled as one identifier-shaped word: the CUDA frontend can find such nodes by
 # their text (see frontends/cuda.py:_visit_by_text).
@@ -24,6 +24,18 @@ def indent_continuation(text: str, indent: str) -> str:
         return text
     first, *rest = text.split("\n")
     return "\n".join([first] + [(indent + line) if line else line for line in rest])
+
+
+def _without_kind_tests(matcher, kinds):
+    """`matcher` as `visit` needs it: every node visited is of one of `kinds` (the frontends
+    dispatch by kind), so top-level `kind:` tests that every such node passes are dropped (e.g.
+    the `any:` of four kinds in front of HIP405's predicate)."""
+    if type(matcher) is not AllMatcher:
+        return matcher
+    rest = [p for p in matcher.parts if not (type(p) in (KindMatcher, KindSetMatcher) and kinds <= p.kinds)]
+    if len(rest) == len(matcher.parts):
+        return matcher
+    return rest[0] if len(rest) == 1 else AllMatcher(rest)
 
 
 @rule_kind("pattern")
@@ -53,6 +65,7 @@ class PatternRule(CompiledRule):
         self.alternatives = self.matcher.alternatives
         if self.kinds == {CALL} and self.matcher.callees is not None:
             self.callees = self.matcher.callees
+        self.node_matcher = self.matcher if self.query is not None else _without_kind_tests(self.matcher, self.kinds)
         spellings = self.matcher.spellings
         if (self.query is None and rule.language == "cuda" and spellings is not None
                 and self.kinds and self.kinds <= _LEAF_NAME_KINDS
@@ -78,7 +91,7 @@ class PatternRule(CompiledRule):
         return self._spellings & words
 
     def visit(self, node, ctx):
-        env = self.matcher.match(node, {}, ctx)
+        env = self.node_matcher.match(node, {}, ctx)
         if env is not None:
             self.emit(node, env, ctx)
 

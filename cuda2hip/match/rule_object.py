@@ -82,10 +82,21 @@ class CalleeMatcher(Matcher):
 
 class KindMatcher(Matcher):
     def __init__(self, kind: str):
+        self.kind = kind
         self.kinds = frozenset({kind})
 
     def match(self, node, env, ctx):
-        return env if node.type == next(iter(self.kinds)) else None
+        return env if node.type == self.kind else None
+
+
+class KindSetMatcher(Matcher):
+    """`any:` of plain `kind:` tests, as one set look-up."""
+
+    def __init__(self, kinds: frozenset[str]):
+        self.kinds = kinds
+
+    def match(self, node, env, ctx):
+        return env if node.type in self.kinds else None
 
 
 class RegexMatcher(Matcher):
@@ -232,6 +243,18 @@ class InsideMatcher(_Relational):
 
 
 class HasMatcher(_Relational):
+    def __init__(self, inner: Matcher, stop: str | Matcher):
+        super().__init__(inner, stop)
+        if stop == "neighbor" and type(inner) is KindMatcher:
+            self.match = self._has_child_of_kind  # e.g. `has: {kind: kernel_call_syntax}`
+
+    def _has_child_of_kind(self, node, env, ctx):
+        kind = self.inner.kind
+        for child in node.named_children:
+            if child.type == kind:
+                return env
+        return None
+
     def candidates(self, node):
         if self.stop == "neighbor":
             yield from (c for c in node.named_children)
@@ -327,8 +350,11 @@ def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str =
         parts.append(AllMatcher([compile_rule_object(r, language, where=f"{where}.all[{i}]")
                                  for i, r in enumerate(rule.all)]))
     if rule.any is not None:
-        parts.append(AnyMatcher([compile_rule_object(r, language, where=f"{where}.any[{i}]")
-                                 for i, r in enumerate(rule.any)]))
+        alternatives = [compile_rule_object(r, language, where=f"{where}.any[{i}]") for i, r in enumerate(rule.any)]
+        if all(type(m) is KindMatcher for m in alternatives):
+            parts.append(KindSetMatcher(frozenset(m.kind for m in alternatives)))
+        else:
+            parts.append(AnyMatcher(alternatives))
     if rule.not_ is not None:
         parts.append(NotMatcher(compile_rule_object(rule.not_, language, where=f"{where}.not")))
     if not parts:
@@ -340,7 +366,7 @@ def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str =
     return parts[0] if len(parts) == 1 else AllMatcher(parts)
 
 
-_COST = {KindMatcher: 0, PatternMatcher: 0, CalleeMatcher: 0, RegexMatcher: 1, AnyMatcher: 1, AllMatcher: 1,
+_COST = {KindMatcher: 0, KindSetMatcher: 1, PatternMatcher: 0, CalleeMatcher: 0, RegexMatcher: 1, AnyMatcher: 1, AllMatcher: 1,
          NotMatcher: 2, InsideMatcher: 3, HasMatcher: 3, FollowsMatcher: 3, PrecedesMatcher: 3,
          QueryMatcher: 4, CheckMatcher: 5}
 
