@@ -173,7 +173,10 @@ def test_callee_index_hands_a_predicate_only_the_calls_it_declared(monkeypatch):
     s = Settings(select=(rule.code,), use_cache=False)
     engine = Engine(s, rules=[rule])
     rules = engine.ruleset_for("t.cu", "cuda")
-    assert "call_expression" in rules.dispatch and rules.rules[0].callees == {"frobnicate"}
+    assert rules.rules[0].callees == {"frobnicate"}
+    # CUDA calls are found from their callee names (no visit per call of the file)
+    assert "call_expression" not in rules.dispatch
+    assert [type(v).__name__ for v in rules.text_visitors] == ["CalleeIndex"]
     code = "void f() { frobnicate(1); a(2); b(3); x.frobnicate(); }"
     found = CudaFrontend().lint(SourceText.from_bytes(code.encode(), "t.cu"), rules, s).findings
     assert len(found) == 2 and seen == ["frobnicate", "x.frobnicate"]
@@ -181,6 +184,49 @@ def test_callee_index_hands_a_predicate_only_the_calls_it_declared(monkeypatch):
     seen.clear()
     CudaFrontend().lint(SourceText.from_bytes(b"void f() { a(); }", "t.cu"), rules, s)
     assert seen == []
+
+
+def test_callee_index_by_name_finds_the_calls_the_per_call_index_finds(monkeypatch):
+    from cuda2hip.match import engine as engine_mod
+
+    seen = []
+
+    @predicate_for_test(monkeypatch, "test-only-frob", callees={"frob", "other"})
+    def frob(node, env, ctx, args):
+        seen.append((node.start_byte, node.end_byte))
+        return True
+
+    rule = _rule(rule={"kind": "call_expression", "check": "test-only-frob"})
+    s = Settings(select=(rule.code,), use_cache=False)
+    code = b"""
+#define M(x) frob(x) + ns::frob(x)
+namespace ns { int frob(int); }
+struct S { int frob(int); S* p; } s;
+int frob(int);
+template <class T> T tfrob(T);
+void f() {
+  frob(1); ns::frob(2); ::frob(3); s.frob(4); s.p->frob(5); frob<int>(6); ns::frob<int>(7);
+  a::b::frob(8); (frob)(9); auto g = frob; int frob_x = frob + 1; s.frob; frob::x(10);
+  other(frob(11)); tfrob(frob); ns::other<frob>(12); frob(frob(13)); M(14);
+  x.y.frob(15); frob
+  (16);
+}
+"""
+    settle = engine_mod.CalleeIndex.settle
+
+    def calls(by_text):
+        monkeypatch.setattr(engine_mod.CalleeIndex, "settle", lambda self: (
+            settle(self), setattr(self, "by_text", by_text and self.by_text)))
+        engine = Engine(s, rules=[rule])
+        rules = engine.ruleset_for("t.cu", "cuda")
+        assert rules._callee_index.by_text is by_text
+        seen.clear()
+        found = CudaFrontend().lint(SourceText.from_bytes(code, "t.cu"), rules, s).findings
+        return sorted(seen), [(f.start, f.end) for f in found]
+
+    by_call, by_name = calls(False), calls(True)
+    assert len(by_call[0]) >= 15
+    assert by_name == by_call
 
 
 def predicate_for_test(monkeypatch, name, **kw):

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 from pathlib import Path
 
@@ -79,23 +80,33 @@ class RuleSet:
         """Node kind -> the rules that visit every node of that kind. Rules that only want calls
         of certain function names sit behind one `CalleeIndex` visitor for `call_expression`."""
         table: dict[str, list[CompiledRule]] = {}
-        index = CalleeIndex()
         for r in self.visitors:
-            if r.by_text:
-                continue
-            if r.callees is not None:
-                index.add(r)
+            if r.by_text or r.callees is not None:
                 continue
             for kind in r.kinds:
                 table.setdefault(kind, []).append(r)
-        if index.by_name:
+        index = self._callee_index
+        if index.by_name and not index.by_text:
             table.setdefault(CALL, []).append(index)
         return table
 
     @cached_property
+    def _callee_index(self) -> "CalleeIndex":
+        index = CalleeIndex()
+        for r in self.visitors:
+            if not r.by_text and r.callees is not None:
+                index.add(r)
+        index.settle()
+        return index
+
+    @cached_property
     def text_visitors(self) -> list[CompiledRule]:
         """Visitors that find their nodes by text (`by_text`), outside the kind dispatch."""
-        return [r for r in self.visitors if r.by_text]
+        out = [r for r in self.visitors if r.by_text]
+        index = self._callee_index
+        if index.by_name and index.by_text:
+            out.append(index)
+        return out
 
     @cached_property
     def token_rules(self) -> list[CompiledRule]:
@@ -129,20 +140,69 @@ class RuleSet:
 
 class CalleeIndex:
     """Visits a call once: looks up its callee name and hands the call to the rules that want
-    calls of that name, in rule order."""
+    calls of that name, in rule order.
+
+    For CUDA rules (whose frontend supports `by_text` visitors) the calls are found from their
+    callee names instead: the frontend hands over the identifiers spelled as one of the names,
+    and `visit` climbs from such an identifier to the call it names (the reverse of
+    `calls.callee_node`). The file's other calls, usually nearly all, cost nothing."""
+
+    kinds = frozenset({"identifier", "field_identifier"})  # what callee_node returns
+    callees = None
 
     def __init__(self):
         self.by_name: dict[str, list[CompiledRule]] = {}
+        self.by_text = False
 
     def add(self, rule: CompiledRule) -> None:
         for name in rule.callees:
             self.by_name.setdefault(name, []).append(rule)
 
+    def settle(self) -> None:
+        rules = {id(r): r for group in self.by_name.values() for r in group}.values()
+        self.by_text = bool(self.by_name) and all(r.language == "cuda" for r in rules) and all(
+            _IDENTIFIER.fullmatch(name) for name in self.by_name)
+        self._words = frozenset(name.encode() for name in self.by_name)
+        self._by_word = {name.encode(): rules for name, rules in self.by_name.items()}
+
+    def wanted_texts(self, words: set[bytes]) -> set[bytes]:
+        return self._words & words
+
     def visit(self, node, ctx) -> None:
-        rules = self.by_name.get(callee_name(node, ctx.data))
+        if self.by_text:
+            call = _call_named_by(node)
+            if call is None:
+                return
+            rules = self._by_word.get(ctx.data[node.start_byte:node.end_byte])
+            node = call
+        else:
+            rules = self.by_name.get(callee_name(node, ctx.data))
         if rules:
             for rule in rules:
                 rule.visit(node, ctx)
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+def _call_named_by(name: "ts.Node"):
+    """The call whose `callee_node` is `name` (an identifier or field_identifier), or None."""
+    node = name
+    parent = node.parent
+    while parent is not None:
+        kind = parent.type
+        if kind == CALL:
+            return parent if parent.child_by_field_name("function") == node else None
+        if kind in ("qualified_identifier", "template_function"):
+            if parent.child_by_field_name("name") != node:
+                return None
+        elif kind == "field_expression":
+            if parent.child_by_field_name("field") != node:
+                return None
+        else:
+            return None
+        node, parent = parent, parent.parent
+    return None
 
 
 class Engine:
