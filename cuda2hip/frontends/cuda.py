@@ -167,8 +167,7 @@ def run_macro_bodies(ctx: FileContext, rules: RuleSet) -> None:
                 for rule in token_rules:
                     rule.token(start + m.start(), start + m.end(), name, ctx)
         if fragment_rules is None:
-            fragment_rules = RuleSet([r for r in rules.rules if r.applies_to_fragments()],
-                                     rules.known_codes, rules.selected_codes)
+            fragment_rules = rules.fragment_rules
         if not fragment_rules.rules:
             continue
         tree = parsing.parse(LANGUAGE, text)

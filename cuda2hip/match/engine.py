@@ -131,7 +131,23 @@ class RuleSet:
                      or any(all(has(lit) for lit in group) for group in r.alternatives))]
         if len(keep) == len(self._entries) and not any(type(r) is Deferred for r in keep):
             return self
-        return RuleSet([self._compiled(r) for r in keep], self.known_codes, self.selected_codes, self.engine)
+        # Files that keep the same rules share one set, and with it its dispatch tables.
+        key = tuple(map(id, keep))
+        got = self._subsets.get(key)
+        if got is None:
+            got = self._subsets[key] = RuleSet([self._compiled(r) for r in keep], self.known_codes,
+                                               self.selected_codes, self.engine)
+        return got
+
+    @cached_property
+    def _subsets(self) -> dict[tuple[int, ...], "RuleSet"]:
+        return {}
+
+    @cached_property
+    def fragment_rules(self) -> "RuleSet":
+        """The rules that also run on macro bodies re-parsed as fragments."""
+        return RuleSet([r for r in self.rules if r.applies_to_fragments()], self.known_codes,
+                       self.selected_codes)
 
     def without(self, codes: set[str]) -> "RuleSet":
         return RuleSet([r for r in self._entries if r.code not in codes], self.known_codes, self.selected_codes,
