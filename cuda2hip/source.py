@@ -113,6 +113,16 @@ class SourceText:
         col = len(segment.decode("utf-8", errors="replace")) if not segment.isascii() else len(segment)
         return idx + 1, col + 1
 
+    def span(self, start: int, end: int) -> tuple[int, int, int, int]:
+        """`position(start) + position(end)`, the end computed from the start when the range is
+        ASCII text on one line (a name, a call: what most findings cover)."""
+        line, col = self.position(start)
+        if self._ascii and 0 <= start <= end <= len(self.data) and \
+                self.data.find(b"\r" if self.newline == "\r" else b"\n", start, end) == -1:
+            return line, col, line, col + (end - start)
+        end_line, end_col = self.position(end)
+        return line, col, end_line, end_col
+
     def offset(self, line: int, column: int) -> int:
         """Byte offset of a 1-based (line, column in code points); inverse of `position`."""
         starts = self.line_starts

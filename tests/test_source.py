@@ -41,3 +41,22 @@ def test_binary_and_undecodable_input():
         SourceText.from_bytes(b"abc\x00def")
     with pytest.raises(SourceError, match=r"not valid UTF-8 \(byte 0xe9 at offset 7, line 2\)"):
         SourceText.from_bytes(b"int a;\n\xe9;\n")
+
+
+@pytest.mark.parametrize("nl", ["\n", "\r\n", "\r"])
+def test_span_is_both_positions(nl):
+    import random
+
+    rng = random.Random(7)
+    for _ in range(200):
+        lines = ["".join(rng.choice("ab c;\t") for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(1, 6))]
+        text = nl.join(lines) + rng.choice(["", nl])
+        if rng.random() < 0.3:
+            text = text.replace("a", "é")
+        raw = text.encode()
+        n = len(SourceText.from_bytes(raw, "x.cu").data)
+        for _ in range(30):
+            a, b = rng.randint(0, n), rng.randint(0, n)
+            expected = SourceText.from_bytes(raw, "x.cu")
+            got = SourceText.from_bytes(raw, "x.cu").span(a, b)
+            assert got == expected.position(a) + expected.position(b)

@@ -102,7 +102,7 @@ def capture(ctx: FileContext, kinds: frozenset[str], with_comments: bool) -> dic
 def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False) -> list[ts.Node]:
     """Run node-kind rules over ctx.tree; returns macro-body nodes and (optionally) comments."""
     dispatch = rules.dispatch
-    caps = capture(ctx, frozenset(dispatch), with_comments)
+    caps = capture(ctx, rules.dispatch_kinds, with_comments)
     get = dispatch.get
     for node in caps.get("node", ()):
         for rule in get(node.type, ()):

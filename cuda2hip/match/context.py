@@ -103,8 +103,7 @@ class FileContext:
             fix = Fix(app, tuple(edits), description)
         start += self.base
         end += self.base
-        line, col = self.source.position(start)
-        end_line, end_col = self.source.position(end)
+        line, col, end_line, end_col = self.source.span(start, end)
         finding = Finding(
             code=rule.code, rule_id=rule.id, severity=severity if severity is not None else rule.severity,
             path=self.source.path, start=start, end=end, line=line, column=col, end_line=end_line,

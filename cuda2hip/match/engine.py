@@ -91,6 +91,10 @@ class RuleSet:
         return table
 
     @cached_property
+    def dispatch_kinds(self) -> frozenset[str]:
+        return frozenset(self.dispatch)
+
+    @cached_property
     def _callee_index(self) -> "CalleeIndex":
         index = CalleeIndex()
         for r in self.visitors:

@@ -181,6 +181,7 @@ class RenameRule(_TableRule):
         # e.g. cuDNN -> MIOpen: the function signatures differ, enum and type names do not.
         params = rule.params or {}
         self.unsafe_kinds = frozenset(params.get("unsafe_kinds", ()))
+        self._messages: dict[str, str] = {}
         if settings.library_profile == "roc":
             # roc* libraries are not drop-in: other handle types, some other parameters.
             self.unsafe_kinds |= frozenset(params.get("roc_unsafe_kinds", ()))
@@ -191,7 +192,10 @@ class RenameRule(_TableRule):
         res = self.resolution(entry)
         if res.target is None or res.target == entry.cuda:
             return
-        msg = self.message(NAME=entry.cuda, HIP=res.target, SECTION=entry.section, LIBRARY=res.label)
+        msg = self._messages.get(entry.cuda)
+        if msg is None:  # the same for every occurrence of the name
+            msg = self._messages[entry.cuda] = self.message(NAME=entry.cuda, HIP=res.target, SECTION=entry.section,
+                                                            LIBRARY=res.label)
         app = "unsafe" if entry.kind in self.unsafe_kinds else None
         ctx.report(self, start, end, msg, edits=[Edit(start, end, res.target)], applicability=app,
                    description=f"Rename to `{res.target}`", data={"library": entry.library, "hip": res.target})
