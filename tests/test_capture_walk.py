@@ -94,3 +94,19 @@ def test_dispatch_query_captures_the_definitions_and_the_same_nodes():
         for name in without:
             order = cuda._document_order
             assert _spans(sorted(both[name], key=order)) == _spans(sorted(without[name], key=order)), (path, name)
+
+
+def test_prefilter_with_the_file_words_keeps_the_same_rules():
+    """`RuleSet.active(data, words)` looks identifier-shaped literals up in the file's distinct
+    words instead of its text: the same rules must be kept, literals inside longer words too."""
+    from cuda2hip.match.engine import Engine
+    from cuda2hip.settings import Settings
+
+    engine = Engine(Settings(select=("ALL",), use_cache=False))
+    rules = engine.ruleset_for("a.cu", "cuda")
+    texts = [p.read_bytes() for p in _sources()]
+    texts += [b"", b"1cudaMallocHost x$cudaFree __syncthreads_count", b"\xc3\xa9cudaMemcpy\xc3\xa9 <<<1,1>>>",
+              b"my_cudaStreamDefault_x 9hipStreamLegacy"]
+    for data in texts:
+        words = set(cuda._WORDS.findall(data))
+        assert [r.code for r in rules.active(data, words).rules] == [r.code for r in rules.active(data).rules]

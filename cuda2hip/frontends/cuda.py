@@ -99,8 +99,10 @@ def capture(ctx: FileContext, kinds: frozenset[str], with_comments: bool) -> dic
     return {name: sorted(nodes, key=_document_order) for name, nodes in found.items()}
 
 
-def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False) -> list[ts.Node]:
-    """Run node-kind rules over ctx.tree; returns macro-body nodes and (optionally) comments."""
+def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False,
+              words: set[bytes] | None = None) -> list[ts.Node]:
+    """Run node-kind rules over ctx.tree; returns macro-body nodes and (optionally) comments.
+    `words`: the identifier-shaped words of ctx.data, when the caller has them."""
     dispatch = rules.dispatch
     caps = capture(ctx, rules.dispatch_kinds, with_comments)
     get = dispatch.get
@@ -108,7 +110,7 @@ def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False) 
         for rule in get(node.type, ()):
             rule.visit(node, ctx)
     if rules.text_visitors:
-        _visit_by_text(ctx, rules.text_visitors)
+        _visit_by_text(ctx, rules.text_visitors, words)
     for rule in rules.whole_file_rules:
         rule.run_file(ctx)
     ctx.cache["_macros"] = [m for m in caps.get("macro", []) if m.parent is not None
@@ -116,14 +118,15 @@ def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False) 
     return caps.get("comment", [])
 
 
-def _visit_by_text(ctx: FileContext, visitors: list) -> None:
+def _visit_by_text(ctx: FileContext, visitors: list, words: set[bytes] | None = None) -> None:
     """Hand `by_text` visitors the nodes spelled as one of the words they want: take the set of
     identifier-shaped words of the file, let each visitor pick its words, then visit each
     occurrence that is exactly a node of a kind the visitor wants (so words in comments,
     strings and macro bodies never count). Much cheaper than handing every identifier node of
     the file to the name tables."""
     data = ctx.data
-    words = set(_WORDS.findall(data))
+    if words is None:
+        words = set(_WORDS.findall(data))
     root = ctx.tree.root_node
     spelled: dict[bytes, list[ts.Node]] = {}  # word -> the nodes that are exactly the word
     for visitor in visitors:
@@ -188,9 +191,10 @@ class CudaFrontend(Frontend):
             if reason is not None:
                 raise SourceError(source.path, reason)
         ctx = FileContext(source=source, tree=tree, language=LANGUAGE, settings=settings)
-        active = rules.active(source.data)
+        words = set(_WORDS.findall(source.data))
+        active = rules.active(source.data, words)
         has_directives = b"cuda2hip:" in source.data
-        comments = run_rules(ctx, active, with_comments=has_directives)
+        comments = run_rules(ctx, active, with_comments=has_directives, words=words)
         run_macro_bodies(ctx, active)
         report_parse_recovery(ctx, rules, [e.start_byte for e in errors])
         # Fragments may report the same place twice (e.g. a body seen as tokens and as a tree).

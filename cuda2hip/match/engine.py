@@ -120,14 +120,23 @@ class RuleSet:
     def whole_file_rules(self) -> list[CompiledRule]:
         return [r for r in self.visitors if r.whole_file]
 
-    def active(self, data: bytes) -> "RuleSet":
-        """The rules whose literal identifiers all occur in `data` (cheap pre-filter)."""
+    def active(self, data: bytes, words: "set[bytes] | None" = None) -> "RuleSet":
+        """The rules whose literal identifiers all occur in `data` (cheap pre-filter).
+
+        `words`: the identifier-shaped words of `data` (each maximal run of [A-Za-z0-9_$] from
+        its first non-digit on), if the caller has them: an identifier-shaped literal occurs in
+        `data` exactly when it occurs in one of these words, and the distinct words are a
+        fraction of the text to search."""
         found: dict[str, bool] = {}  # each literal searched for once: rules share them
+        text = b" ".join(words) if words else b""
 
         def has(lit: str) -> bool:
             got = found.get(lit)
             if got is None:
-                got = found[lit] = lit.encode() in data
+                raw = _LITERALS.get(lit)
+                if raw is None:
+                    raw = _LITERALS[lit] = (lit.encode(), _IDENTIFIER.fullmatch(lit) is not None)
+                got = found[lit] = raw[0] in (text if words is not None and raw[1] else data)
             return got
 
         keep = [r for r in self._entries if all(has(lit) for lit in r.literals)
@@ -203,6 +212,8 @@ class CalleeIndex:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+# pre-filter literal -> (its bytes, whether it is identifier-shaped)
+_LITERALS: dict[str, tuple[bytes, bool]] = {}
 
 
 def _call_named_by(name: "ts.Node"):
