@@ -235,3 +235,29 @@ def predicate_for_test(monkeypatch, name, **kw):
     monkeypatch.setattr(predicates, "_PREDICATES", dict(predicates._PREDICATES))
     monkeypatch.setattr(predicates, "_CALLEES", dict(predicates._CALLEES))
     return predicates.predicate(name, **kw)
+
+
+def test_has_child_kind_rule_visited_from_the_children_matches_the_same_nodes():
+    """`kind: K` + `has: {kind: C}` (stopBy neighbor) is visited from the C nodes (few) instead of
+    every K node: the same nodes must match, each once, as with a rule the shortcut does not take."""
+    code = """
+#define LAUNCH(k) k<<<1, 2>>>(0)
+__global__ void k(int);
+void f(int n) {
+  k<<<1, 1>>>(n);
+  k<<<n, n, 0, 0>>>(g(n), h<<<1, 1>>>(2));
+  if (n) k<<<1, 1>>>(1); else g(3);
+  LAUNCH(k);
+  auto x = [] { k<<<2, 2>>>(0); };
+  g(4);
+}
+"""
+    fast = _rule(rule={"kind": "call_expression", "has": {"kind": "kernel_call_syntax"}})
+    slow = _rule(rule={"kind": "call_expression", "has": {"kind": "kernel_call_syntax"},
+                       "not": {"kind": "comment"}})
+    engine = Engine(Settings(select=("TST001",), use_cache=False), rules=[fast])
+    [compiled] = engine.ruleset_for("t.cu", "cuda").rules
+    assert compiled.kinds == {"kernel_call_syntax"}  # the shortcut is taken
+    got = [(f.start, f.end) for f in lint(fast, code)]
+    assert len(got) == 6
+    assert got == [(f.start, f.end) for f in lint(slow, code)]

@@ -10,7 +10,8 @@ from .builders import BuiltFix, Match, get_builder
 from .calls import CALL
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .pattern import expand_template
-from .rule_object import AllMatcher, KindMatcher, KindSetMatcher, RuleObjectError, compile_rule_object, root_query_matcher
+from .rule_object import (AllMatcher, HasMatcher, KindMatcher, KindSetMatcher, RuleObjectError, compile_rule_object,
+                          root_query_matcher)
 
 # Leaf node kinds spelled as one identifier-shaped word: the CUDA frontend can find such nodes by
 # their text (see frontends/cuda.py:_visit_by_text).
@@ -75,6 +76,16 @@ class PatternRule(CompiledRule):
             # identifier of the file.
             self.by_text = True
             self._spellings = frozenset(t.encode() for t in spellings)
+        matcher = self.node_matcher
+        if (self.query is None and not self.by_text and self.callees is None and len(self.kinds) == 1
+                and type(matcher) is HasMatcher and matcher.stop == "neighbor"
+                and type(matcher.inner) is KindMatcher):
+            # e.g. HIP200 (`kind: call_expression` + `has: {kind: kernel_call_syntax}`): visited
+            # from the children of that kind (few) instead of from every node of the rule's kind.
+            self._parent_kind = next(iter(self.kinds))
+            self._child_kind = matcher.inner.kind
+            self.kinds = frozenset({self._child_kind})
+            self.visit = self._visit_parent
         fix = rule.fix
         self.template = fix.template if fix else None
         self.target = fix.target if fix else None
@@ -94,6 +105,18 @@ class PatternRule(CompiledRule):
         env = self.node_matcher.match(node, {}, ctx)
         if env is not None:
             self.emit(node, env, ctx)
+
+    def _visit_parent(self, node, ctx):
+        """`node` is of the child kind: the parent matches (once, from its first such child)."""
+        parent = node.parent
+        if parent is None or parent.type != self._parent_kind:
+            return
+        kind = self._child_kind
+        for child in parent.named_children:
+            if child.type == kind:
+                if child == node:
+                    self.emit(parent, {}, ctx)
+                return
 
     def run_file(self, ctx):
         for node, env in self.query.matches_in(ctx.tree.root_node, ctx):
