@@ -356,13 +356,18 @@ SHUFFLES = frozenset({"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shf
                       "__shfl_down_sync", "__shfl_xor_sync"})
 # operator -> the literal that means "warp size 32" with it
 LANE_ARITH = {"%": 32, "/": 32, "&": 31, ">>": 5}
+# the node kinds cuda_ast.int_value can give a value for
+_INT_VALUE_KINDS = frozenset({"number_literal", "parenthesized_expression"})
 ADVICE = "use `warpSize` (or the `__AMDGCN_WAVEFRONT_SIZE` macro / hipDeviceAttributeWarpSize where a constant is needed)"
 
 
 def _lane_arith(node: ts.Node, ctx) -> str | None:
     data = ctx.data
+    right = node.child_by_field_name("right")
+    if right is None or right.type not in _INT_VALUE_KINDS:
+        return None  # int_value(right) is None: no operator compares equal (most expressions)
     op = text(node.child_by_field_name("operator"), data)
-    if op not in LANE_ARITH or int_value(node.child_by_field_name("right"), data) != LANE_ARITH[op]:
+    if op not in LANE_ARITH or int_value(right, data) != LANE_ARITH[op]:
         return None
     left = node.child_by_field_name("left")
     taint = thread_taint(node, ctx)
