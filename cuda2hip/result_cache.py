@@ -60,6 +60,49 @@ def decode_entry(data: bytes) -> Entry:
     return _decoder().decode(data)
 
 
+class _EntryHead(msgspec.Struct, array_like=True):
+    """An encoded Entry with its fixed findings left encoded (see decode_entry_head)."""
+
+    findings: list[Finding]
+    fixed: msgspec.Raw
+    migrated: bytes | None = None
+    error: str | None = None
+    converged: bool = True
+
+
+@lru_cache(maxsize=1)
+def _head_decoder() -> "msgspec.msgpack.Decoder[_EntryHead]":
+    return msgspec.msgpack.Decoder(_EntryHead)
+
+
+def decode_entry_head(data: bytes) -> "_EntryHead":
+    """An encoded Entry, but `fixed` stays encoded (msgpack of a list of findings): a run's
+    parent often only counts them (decode_findings / count_encoded decode or count them)."""
+    return _head_decoder().decode(data)
+
+
+@lru_cache(maxsize=1)
+def _findings_decoder() -> "msgspec.msgpack.Decoder[list[Finding]]":
+    return msgspec.msgpack.Decoder(list[Finding])
+
+
+def decode_findings(raw) -> list[Finding]:
+    return _findings_decoder().decode(raw)
+
+
+def count_encoded(raw) -> int:
+    """The length of a msgpack array, from its header."""
+    data = bytes(raw[:5])
+    head = data[0]
+    if 0x90 <= head <= 0x9F:
+        return head & 0x0F
+    if head == 0xDC:
+        return int.from_bytes(data[1:3], "big")
+    if head == 0xDD:
+        return int.from_bytes(data[1:5], "big")
+    raise ValueError(f"not a msgpack array (0x{head:02x})")
+
+
 def content_digest(raw: bytes) -> bytes:
     return blake2b(raw, digest_size=16).digest()
 

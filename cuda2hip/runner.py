@@ -61,6 +61,39 @@ class FileResult:
     def changed(self) -> bool:
         return self.migrated is not None and self.migrated != self.original
 
+    # From a worker, the fixed findings arrive encoded and are decoded when first read: a run
+    # often only counts them (decoding tens of thousands costs the parent CPU the workers need).
+    _fixed_raw = None
+
+    def _get_fixed(self) -> list[Finding]:
+        raw = self._fixed_raw
+        if raw is not None:
+            from .result_cache import decode_findings
+
+            self._fixed = decode_findings(raw)
+            self._fixed_raw = None
+        return self._fixed
+
+    def _set_fixed(self, value: list[Finding]) -> None:
+        self._fixed = value
+        self._fixed_raw = None
+
+    def set_encoded_fixed(self, raw) -> None:
+        self._fixed = []
+        self._fixed_raw = raw
+
+    @property
+    def fixed_count(self) -> int:
+        raw = self._fixed_raw
+        if raw is not None:
+            from .result_cache import count_encoded
+
+            return count_encoded(raw)
+        return len(self._fixed)
+
+
+FileResult.fixed = property(FileResult._get_fixed, FileResult._set_fixed)  # a dataclass field
+
 
 @dataclass
 class RunResult:
@@ -76,6 +109,10 @@ class RunResult:
     @property
     def fixed(self) -> list[Finding]:
         return [f for r in self.files for f in r.fixed]
+
+    @property
+    def fixed_count(self) -> int:
+        return sum(r.fixed_count for r in self.files)
 
     @property
     def files_scanned(self) -> int:
@@ -319,7 +356,7 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
 def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: Engine,
               plan: Delivery | None = None) -> list[FileResult]:
     """Results of `files`, in their order: cached ones first, the rest computed."""
-    from .result_cache import ResultCache, content_digest, decode_entry
+    from .result_cache import ResultCache, content_digest, decode_entry_head
 
     results: list[FileResult | None] = [None] * len(files)
     cache = ResultCache.open(settings, _cache_kind(mode, settings))
@@ -343,8 +380,9 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
 
         def collect(index: int, result: FileResult, digest: bytes | None, entry: "Entry | bytes | None") -> None:
             if isinstance(entry, bytes):  # from a worker
-                encoded, entry = entry, decode_entry(entry)
-                result.findings, result.fixed = list(entry.findings), list(entry.fixed)
+                encoded, entry = entry, decode_entry_head(entry)
+                result.findings = list(entry.findings)
+                result.set_encoded_fixed(bytes(entry.fixed))  # a copy: the Raw would keep the whole blob
             else:
                 encoded = None
             results[index] = result

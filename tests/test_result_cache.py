@@ -201,3 +201,27 @@ def test_progress_bar_on_a_terminal_only(tmp_path):
     (small / "a.cu").write_text(GOOD)
     code, _, tty = _run_with_tty_stderr(["check", "--no-cache", "small"], tmp_path)
     assert "checking" not in tty  # a short run shows no bar
+
+
+def test_fixed_findings_from_a_worker_are_decoded_when_read():
+    import msgspec
+
+    from cuda2hip.findings import Edit, Finding, Fix, Applicability, Severity
+    from cuda2hip.result_cache import Entry, count_encoded, decode_entry_head, encode_entry
+    from cuda2hip.runner import FileResult
+
+    for n in (0, 1, 15, 16, 300, 70000):
+        assert count_encoded(msgspec.msgpack.encode(list(range(n)))) == n
+    fixed = [Finding(code="HIP101", rule_id="r", severity=Severity.WARNING, path="a.cu", start=i, end=i + 4,
+                     line=1, column=i + 1, end_line=1, end_column=i + 5, message="m",
+                     fix=Fix(Applicability.SAFE, (Edit(i, i + 4, "hip"),)), extra={"k": i})
+             for i in range(20)]
+    head = decode_entry_head(encode_entry(Entry([], fixed, b"new")))
+    assert head.migrated == b"new" and head.findings == []
+    result = FileResult(path="a.cu", language="cuda")
+    result.set_encoded_fixed(bytes(head.fixed))
+    assert result.fixed_count == 20
+    assert result.fixed == fixed and result.fixed_count == 20
+    result.fixed = fixed[:3]
+    assert result.fixed_count == 3 and result.fixed == fixed[:3]
+    assert FileResult(path="b.cu", language="cuda", fixed=fixed).fixed_count == 20

@@ -38,7 +38,7 @@ def summarize(run, fail_on: str = "warning") -> dict:
         "files_changed": run.files_changed,
         "findings": len(active),
         "suppressed": len(suppressed),
-        "fixed": len(run.fixed),
+        "fixed": run.fixed_count,
         "failing": sum(1 for f in active if f.severity >= threshold),
         "fail_on": fail_on,
         "by_severity": {s.label: by_sev.get(s.label, 0) for s in sorted(Severity, reverse=True)},
