@@ -14,6 +14,14 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 SHARED = ROOT.parent / "shared"
 REFERENCE = SHARED / "reference"
+# Library headers the system packages lack, fetched by tests/harness (.ci/run does it): the ROCm
+# libraries Debian 12 does not package, and the CUDA math libraries the CUDA 13 toolkit here lacks.
+ROCM_LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_ROCM_LIBRARY_HEADERS",
+                                           ROOT / ".cache" / "rocm-library-headers")) / "usr" / "include"
+FETCH_ROCM_HEADERS = "bash tests/harness/fetch_rocm_library_headers.sh .cache/rocm-library-headers"
+CUDA_LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_CUDA_LIBRARY_HEADERS",
+                                           ROOT / ".cache" / "cuda-library-headers")) / "include"
+FETCH_CUDA_HEADERS = "python tests/harness/fetch_cuda_library_headers.py .cache/cuda-library-headers"
 
 
 @pytest.fixture(autouse=True)
@@ -59,13 +67,15 @@ def hipcc():
 
 @pytest.fixture
 def nvcc():
-    """Prove a CUDA fixture is valid CUDA before migrating it."""
+    """Prove a CUDA fixture is valid CUDA before migrating it. The fetched CUDA library headers
+    (cuBLAS, cuRAND, ..., when present) are on the include path."""
     exe = shutil.which("nvcc")
     if exe is None:
         pytest.skip("nvcc not installed")
+    libraries = [f"-I{CUDA_LIBRARY_INCLUDE}"] if CUDA_LIBRARY_INCLUDE.is_dir() else []
 
     def compile_cuda(path: Path, *extra: str) -> subprocess.CompletedProcess:
-        return subprocess.run([exe, "-c", "-o", os.devnull, "-x", "cu", *extra, str(path)],
+        return subprocess.run([exe, "-c", "-o", os.devnull, "-x", "cu", *libraries, *extra, str(path)],
                               capture_output=True, text=True)
 
     return compile_cuda

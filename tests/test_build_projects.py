@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, run_cli
+from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FIXTURES, run_cli
 
 BUILD = FIXTURES / "build"
 CONFIG = BUILD / "cuda2hip.toml"  # adds the fixtures' cuRAND user rules (fixtures/build/rules)
@@ -82,11 +82,13 @@ def test_build_fixtures_are_cuda(nvcc):
     for kernel in (BUILD / "cmake_project/input/src/scale.cu", BUILD / "make_project/input/saxpy.cu"):
         res = nvcc(kernel)
         assert res.returncode == 0, res.stderr
-    # The cuRAND callers need curand.h, which a toolkit without the cuRAND component lacks.
+    # The cuRAND callers need curand.h, which a toolkit without the cuRAND component lacks (the
+    # nvcc fixture adds the headers fetched from NVIDIA's cuRAND wheel).
     roots = [os.environ.get("CUDA_PATH", ""), "/usr/local/cuda", str(Path(shutil.which("nvcc")).resolve().parents[1])]
-    if not any(r and (Path(r) / "include" / "curand.h").is_file() for r in roots):
-        pytest.skip("the CUDA toolkit has no curand.h (cuRAND component): the cuRAND callers are not "
-                    "checked with nvcc")
+    includes = [Path(r) / "include" for r in roots if r] + [CUDA_LIBRARY_INCLUDE]
+    if not any((d / "curand.h").is_file() for d in includes):
+        pytest.skip("the CUDA toolkit has no curand.h (cuRAND component) and none was fetched "
+                    f"({FETCH_CUDA_HEADERS}): the cuRAND callers are not checked with nvcc")
     for main in (BUILD / "cmake_project/input/src/main.cpp", BUILD / "make_project/input/main.cu"):
         res = nvcc(main)
         assert res.returncode == 0, res.stderr

@@ -7,28 +7,28 @@ from libamdhip64-dev; hipRAND, rocRAND, hipSPARSE and rocSPARSE from their Debia
 12 has no hipBLAS/rocBLAS, hipFFT, hipSOLVER/rocSOLVER, hipCUB/rocPRIM/rocThrust or MIOpen packages:
 tests/harness/fetch_rocm_library_headers.sh extracts the headers of Debian 13's (MIOpen: sid's)
 packages into .cache/rocm-library-headers (.ci/run does this), and those fixtures compile against
-them with Debian 12's hipcc. Without that tree their compile test skips saying so.
+them with Debian 12's hipcc. Likewise every input is proven valid CUDA with nvcc 13 before it is
+migrated; the CUDA library headers the toolkit here lacks (cuBLAS, cuRAND, cuFFT, cuSPARSE,
+cuSOLVER, cuDNN, NVRTC) come from NVIDIA's PyPI wheels (tests/harness/fetch_cuda_library_headers.py).
+Without a fetched tree, the tests that need it skip saying so.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import NamedTuple
 
 import pytest
 
-from conftest import FIXTURES, ROOT, run_cli
+from conftest import (CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_ROCM_HEADERS, FIXTURES,
+                      ROCM_LIBRARY_INCLUDE, run_cli)
 from migration_checks import newer_hip_names, unreported_tokens
 
 SRC = FIXTURES / "migrate"
 EXPECTED = SRC / "expected"
 SYSTEM_INCLUDE = Path("/usr/include")
-LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_ROCM_LIBRARY_HEADERS",
-                                      ROOT / ".cache" / "rocm-library-headers")) / "usr" / "include"
-FETCH = "tests/harness/fetch_rocm_library_headers.sh .cache/rocm-library-headers"
 LEFTOVER = "leftover"  # the output keeps CUDA names with no equivalent in its profile: not meant to compile
 
 
@@ -36,33 +36,33 @@ class Case(NamedTuple):
     source: str
     flags: list[str]  # extra `cuda2hip fix` flags
     headers: list[str] | str  # headers the compile needs, or LEFTOVER
-    nvcc_valid: bool  # CUDA 13 here ships the headers the input needs
+    cuda_headers: tuple[str, ...]  # CUDA library headers the input needs beyond the toolkit's
     compile_flags: tuple[str, ...] = ()
 
 
 CASES = {
-    "runtime_basic": Case("runtime_basic.cu", [], ["hip/hip_runtime.h"], True),
-    "driver_api": Case("driver_api.cu", [], ["hip/hip_runtime.h"], True),
-    "device_functions": Case("device_functions.cu", [], ["hip/hip_fp16.h"], True),
-    "rtc": Case("rtc.cu", [], ["hip/hiprtc.h"], False),  # CUDA 13 here ships no nvrtc.h
-    "complex": Case("complex.cu", [], ["hip/hip_complex.h"], True),
-    "curand": Case("curand.cu", [], ["hiprand/hiprand.h", "hiprand/hiprand_kernel.h"], False),
+    "runtime_basic": Case("runtime_basic.cu", [], ["hip/hip_runtime.h"], ()),
+    "driver_api": Case("driver_api.cu", [], ["hip/hip_runtime.h"], ()),
+    "device_functions": Case("device_functions.cu", [], ["hip/hip_fp16.h"], ()),
+    "rtc": Case("rtc.cu", [], ["hip/hiprtc.h"], ("nvrtc.h",)),
+    "complex": Case("complex.cu", [], ["hip/hip_complex.h"], ()),
+    "curand": Case("curand.cu", [], ["hiprand/hiprand.h", "hiprand/hiprand_kernel.h"], ("curand.h", "curand_kernel.h")),
     # rocRAND has no counterpart of curandState_t: the output keeps it (reported).
-    "curand_roc": Case("curand.cu", ["--roc", "--unsafe-fixes"], LEFTOVER, False),
-    "cusparse": Case("cusparse.cu", [], ["hipsparse/hipsparse.h"], False),
-    "cusparse_roc": Case("cusparse.cu", ["--roc", "--unsafe-fixes"], ["rocsparse/rocsparse.h"], False),
-    "cublas": Case("cublas.cu", [], ["hipblas/hipblas.h"], False),
-    "cublas_roc": Case("cublas.cu", ["--roc", "--unsafe-fixes"], ["rocblas/rocblas.h"], False),
-    "cufft": Case("cufft.cu", [], ["hipfft/hipfft.h"], False),
-    "cusolver": Case("cusolver.cu", [], ["hipsolver/hipsolver.h"], False),
-    "cusolver_roc": Case("cusolver.cu", ["--roc", "--unsafe-fixes"], LEFTOVER, False),
-    "cudnn": Case("cudnn.cu", [], LEFTOVER, False),  # default profile: reported, nothing to rename to
-    "cudnn_roc": Case("cudnn.cu", ["--roc", "--unsafe-fixes"], ["miopen/miopen.h"], False),
+    "curand_roc": Case("curand.cu", ["--roc", "--unsafe-fixes"], LEFTOVER, ("curand.h", "curand_kernel.h")),
+    "cusparse": Case("cusparse.cu", [], ["hipsparse/hipsparse.h"], ("cusparse.h",)),
+    "cusparse_roc": Case("cusparse.cu", ["--roc", "--unsafe-fixes"], ["rocsparse/rocsparse.h"], ("cusparse.h",)),
+    "cublas": Case("cublas.cu", [], ["hipblas/hipblas.h"], ("cublas_v2.h",)),
+    "cublas_roc": Case("cublas.cu", ["--roc", "--unsafe-fixes"], ["rocblas/rocblas.h"], ("cublas_v2.h",)),
+    "cufft": Case("cufft.cu", [], ["hipfft/hipfft.h"], ("cufft.h",)),
+    "cusolver": Case("cusolver.cu", [], ["hipsolver/hipsolver.h"], ("cusolverDn.h",)),
+    "cusolver_roc": Case("cusolver.cu", ["--roc", "--unsafe-fixes"], LEFTOVER, ("cusolverDn.h",)),
+    "cudnn": Case("cudnn.cu", [], LEFTOVER, ("cudnn.h",)),  # default profile: reported, nothing to rename to
+    "cudnn_roc": Case("cudnn.cu", ["--roc", "--unsafe-fixes"], ["miopen/miopen.h"], ("cudnn.h",)),
     # rocPRIM (under hipCUB and rocThrust) requires C++14; Debian's hipcc defaults to an older standard.
-    "cub_thrust": Case("cub_thrust.cu", [], ["hipcub/hipcub.hpp", "thrust/device_vector.h"], True,
+    "cub_thrust": Case("cub_thrust.cu", [], ["hipcub/hipcub.hpp", "thrust/device_vector.h"], (),
                        ("-std=c++17",)),
-    "launches_keep": Case("launches.cu", [], ["hip/hip_runtime.h"], True),
-    "launches_hip": Case("launches.cu", ["--kernel-launch", "hip"], ["hip/hip_runtime.h"], True),
+    "launches_keep": Case("launches.cu", [], ["hip/hip_runtime.h"], ()),
+    "launches_hip": Case("launches.cu", ["--kernel-launch", "hip"], ["hip/hip_runtime.h"], ()),
 }
 
 
@@ -91,7 +91,7 @@ def test_fixture_migrates_completely(case, tmp_path):
 
 
 def _include_dir(header: str) -> Path | None:
-    for root in (SYSTEM_INCLUDE, LIBRARY_INCLUDE):
+    for root in (SYSTEM_INCLUDE, ROCM_LIBRARY_INCLUDE):
         if (root / header).is_file():
             return root
     return None
@@ -106,9 +106,9 @@ def test_fixture_compiles_with_hipcc(case, tmp_path, hipcc):
     roots = {h: _include_dir(h) for h in spec.headers}
     missing = [h for h, root in roots.items() if root is None]
     if missing:
-        pytest.skip(f"{case}: {', '.join(missing)} not found in {SYSTEM_INCLUDE} or {LIBRARY_INCLUDE} "
+        pytest.skip(f"{case}: {', '.join(missing)} not found in {SYSTEM_INCLUDE} or {ROCM_LIBRARY_INCLUDE} "
                     f"(apt-get install libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev "
-                    f"librocsparse-dev; the other ROCm libraries: {FETCH})")
+                    f"librocsparse-dev; the other ROCm libraries: {FETCH_ROCM_HEADERS})")
     src = tmp_path / f"{case}.hip"
     src.write_text((EXPECTED / f"{case}.hip").read_text())
     extra = [f"-I{root}" for root in sorted(set(roots.values())) if root != SYSTEM_INCLUDE]
@@ -120,16 +120,23 @@ def test_library_compile_check_is_not_vacuous(tmp_path, hipcc):
     """Negative control: with the fetched headers on the path, a CUDA library name left in the
     migrated hipBLAS fixture is still a compile error."""
     if _include_dir("hipblas/hipblas.h") is None:
-        pytest.skip(f"hipBLAS headers not fetched ({FETCH})")
+        pytest.skip(f"hipBLAS headers not fetched ({FETCH_ROCM_HEADERS})")
     text = (EXPECTED / "cublas.hip").read_text()
     assert "hipblasCreate(" in text
     src = tmp_path / "broken.hip"
     src.write_text(text.replace("hipblasCreate(", "cublasCreate(", 1))
-    proc = hipcc(src, f"-I{LIBRARY_INCLUDE}")
+    proc = hipcc(src, f"-I{ROCM_LIBRARY_INCLUDE}")
     assert proc.returncode != 0 and "cublasCreate" in proc.stderr
 
 
-@pytest.mark.parametrize("name", sorted({c.source for c in CASES.values() if c.nvcc_valid}))
+INPUTS = {c.source: c.cuda_headers for c in CASES.values()}
+
+
+@pytest.mark.parametrize("name", sorted(INPUTS))
 def test_fixture_input_is_valid_cuda(name, nvcc):
+    missing = [h for h in INPUTS[name] if not (CUDA_LIBRARY_INCLUDE / h).is_file()]
+    if missing:
+        pytest.skip(f"{name}: the CUDA toolkit here lacks {', '.join(missing)} and no fetched copy is in "
+                    f"{CUDA_LIBRARY_INCLUDE} ({FETCH_CUDA_HEADERS})")
     proc = nvcc(SRC / name)
     assert proc.returncode == 0, proc.stderr

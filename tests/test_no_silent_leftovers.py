@@ -7,10 +7,20 @@ from __future__ import annotations
 import json
 import shutil
 
-from conftest import FIXTURES, run_cli
+import pytest
+
+from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FIXTURES, run_cli
 from migration_checks import cuda_tokens, unreported_tokens
 
 TREE = FIXTURES / "tree"
+
+
+@pytest.mark.parametrize("defines", [(), ("-DUSE_CUBLAS",), ("-DHAVE_MEMPOOLS",), ("-DUSE_CUBLAS", "-DHAVE_MEMPOOLS")])
+def test_tree_input_is_valid_cuda_in_every_branch(defines, nvcc):
+    if "-DUSE_CUBLAS" in defines and not (CUDA_LIBRARY_INCLUDE / "cublas_v2.h").is_file():
+        pytest.skip(f"the CUDA toolkit here has no cuBLAS headers and none were fetched ({FETCH_CUDA_HEADERS})")
+    proc = nvcc(TREE / "src" / "main.cu", f"-I{TREE / 'include'}", *defines)
+    assert proc.returncode == 0, proc.stderr
 
 
 def _fix_tree(tmp_path, *extra):
