@@ -101,10 +101,24 @@ def wheel_url(package: str, version: str) -> str:
     raise OSError(f"{package} {version}: no manylinux x86_64 wheel on PyPI")
 
 
+def open_wheel(url: str) -> zipfile.ZipFile:
+    """The wheel read in ranges; a server (or proxy) without range support gets a full download."""
+    try:
+        return zipfile.ZipFile(RemoteFile(url))
+    except (OSError, zipfile.BadZipFile) as exc:
+        print(f"range reads failed ({exc}); downloading the whole wheel", file=sys.stderr)
+    import tempfile
+
+    spool = tempfile.TemporaryFile()
+    with urllib.request.urlopen(url, timeout=600) as resp:
+        shutil.copyfileobj(resp, spool)
+    return zipfile.ZipFile(spool)
+
+
 def extract_headers(url: str, dest: Path) -> int:
     """Copy every header under an `include/` directory of the wheel into dest/include."""
     count = 0
-    with zipfile.ZipFile(RemoteFile(url)) as wheel:
+    with open_wheel(url) as wheel:
         for info in wheel.infolist():
             parts = PurePosixPath(info.filename).parts
             if info.is_dir() or "include" not in parts or ".." in parts:
