@@ -168,14 +168,9 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
     try:
         if mode is Mode.CHECK:
             return Entry(fe.lint(source, rules, settings).findings)
-        from .fix.loop import allowed_applicabilities, fix_source  # not needed by `check`
+        from .fix.loop import allowed_applicabilities  # not needed by `check`
 
-        outcome = fix_source(
-            source,
-            lambda s: fe.lint(s, rules, settings, validate=s is source),
-            fe.parse_errors,
-            allowed_applicabilities(settings.unsafe_fixes),
-        )
+        outcome = fe.fix(source, rules, settings, allowed_applicabilities(settings.unsafe_fixes))
     except SourceError as exc:  # not this language at all: refused (a property of the content)
         return Entry([], error=exc.reason)
     findings = outcome.remaining

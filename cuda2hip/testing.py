@@ -11,7 +11,6 @@ import dataclasses
 from dataclasses import dataclass
 
 from .findings import Applicability
-from .fix.loop import fix_source
 from .frontends.registry import frontend
 from .match.engine import Engine
 from .rulebook.schema import InvalidCase, Rule, ValidCase
@@ -80,14 +79,13 @@ def run_case(rule: Rule, kind: str, index: int, case, base: Settings | None = No
         if bad:
             return CaseResult(rule, kind, index, False, f"message {bad[0]!r} lacks {case.message!r}")
     if case.fixed is not None:
-        lint = lambda s: fe.lint(s, rules, settings, validate=s is source)  # noqa: E731
-        out = fix_source(source, lint, fe.parse_errors, ALL_FIXES)
+        out = fe.fix(source, rules, settings, ALL_FIXES)
         got = out.source.data.decode()
         if got != case.fixed:
             return CaseResult(rule, kind, index, False, f"fixed output differs:\n--- expected\n{case.fixed}\n--- got\n{got}")
         if out.rejected:
             return CaseResult(rule, kind, index, False, "a fix was rejected: it added parse errors")
-        again = fix_source(out.source, lint, fe.parse_errors, ALL_FIXES)
+        again = fe.fix(out.source, rules, settings, ALL_FIXES)  # a second `fix` run
         if again.source.data != out.source.data:
             return CaseResult(rule, kind, index, False, "fix is not idempotent: a second run changed:\n"
                               + again.source.data.decode())

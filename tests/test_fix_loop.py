@@ -6,7 +6,7 @@ import msgspec
 
 from cuda2hip.findings import Applicability, Edit, Fix
 from cuda2hip.fix.apply import apply_edits, choose_fixes
-from cuda2hip.fix.loop import allowed_applicabilities, fix_source
+from cuda2hip.fix.loop import allowed_applicabilities
 from cuda2hip.frontends.cuda import CudaFrontend
 from cuda2hip.match.engine import Engine, load_all_rules
 from cuda2hip.rulebook.schema import Rule
@@ -61,8 +61,7 @@ def _fix(rules, code: str, select, unsafe=False):
     engine = Engine(settings, rules=rules)
     fe = CudaFrontend()
     rs = engine.ruleset_for("t.cu", "cuda")
-    return fix_source(SourceText.from_bytes(code.encode(), "t.cu"), lambda s: fe.lint(s, rs, settings),
-                      fe.parse_errors, allowed_applicabilities(unsafe))
+    return fe.fix(SourceText.from_bytes(code.encode(), "t.cu"), rs, settings, allowed_applicabilities(unsafe))
 
 
 def test_fix_that_adds_parse_errors_is_rejected_others_kept():

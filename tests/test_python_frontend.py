@@ -9,7 +9,6 @@ import libcst
 import pytest
 
 from cuda2hip.findings import Applicability
-from cuda2hip.fix.loop import fix_source
 from cuda2hip.frontends.registry import frontend
 from cuda2hip.match.engine import Engine
 from cuda2hip.python.literals import LiteralSyntax, TextMap, decode_into, encode_for, split_literal
@@ -30,7 +29,7 @@ def lint(code: str, select=("HIP001", "HIP002", "HIP100", "HIP101", "HIP600"), p
 
 def fix(code: str, **kw) -> str:
     fe, rules, settings, source, _ = lint(code, **kw)
-    out = fix_source(source, lambda s: fe.lint(s, rules, settings), fe.parse_errors, ALL)
+    out = fe.fix(source, rules, settings, ALL)
     return out.source.to_bytes().decode()
 
 

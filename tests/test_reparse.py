@@ -150,8 +150,7 @@ def test_fix_loop_output_is_the_same_with_and_without_incremental_reparse(unsafe
 
     def run(path):
         source = SourceText.read(path)
-        out = loop.fix_source(source, lambda s: fe.lint(s, rules, settings, validate=s is source),
-                              fe.parse_errors, allowed)
+        out = fe.fix(source, rules, settings, allowed)
         return out.source.data, [(f.code, f.start, f.end, f.line, f.column, f.message) for f in out.remaining], \
             [(f.code, f.start, f.message) for f in out.fixed], out.passes
 

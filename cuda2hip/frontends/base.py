@@ -5,11 +5,15 @@ errors)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..findings import Finding
 from ..match.engine import RuleSet
 from ..settings import Settings
 from ..source import SourceText
+
+if TYPE_CHECKING:
+    from ..fix.loop import FixOutcome
 
 
 @dataclass
@@ -30,5 +34,16 @@ class Frontend:
         got worse is rejected by its parse-error count instead)."""
         raise NotImplementedError
 
-    def parse_errors(self, source: SourceText) -> int:
+    def parse_errors(self, source: SourceText, rules: RuleSet, settings: Settings) -> int:
+        """Parse errors of a candidate text. The rules count where the language embeds others
+        (CUDA source in Python strings: its errors are found by the rules that find the strings)."""
         raise NotImplementedError
+
+    def fix(self, source: SourceText, rules: RuleSet, settings: Settings,
+            allowed: frozenset) -> "FixOutcome":
+        """Apply the allowed fixes until the file is stable (fix.loop.fix_source). Candidate texts
+        are linted without validation: one that got worse is rejected by its parse-error count."""
+        from ..fix.loop import fix_source  # not needed by `check`
+
+        return fix_source(source, lambda s: self.lint(s, rules, settings, validate=s is source),
+                          lambda s: self.parse_errors(s, rules, settings), allowed)

@@ -59,5 +59,5 @@ class BuildFrontend(Frontend):
         return LintResult(ctx.findings, parse_errors=len(errors),
                           error_lines=sorted({source.position(e.start_byte)[0] for e in errors}))
 
-    def parse_errors(self, source: SourceText) -> int:
+    def parse_errors(self, source: SourceText, rules: RuleSet, settings: Settings) -> int:
         return parsing.error_count(parsing.parse(self.language, source.data), self.language)

@@ -205,7 +205,7 @@ class CudaFrontend(Frontend):
         ctx.findings.sort(key=lambda f: f.sort_key)
         return LintResult(ctx.findings, parse_errors=len(errors), error_lines=error_lines, tree=tree)
 
-    def parse_errors(self, source: SourceText) -> int:
+    def parse_errors(self, source: SourceText, rules: RuleSet, settings: Settings) -> int:
         return parsing.error_count(parsing.parse(LANGUAGE, source.data), LANGUAGE)
 
 

@@ -27,27 +27,14 @@ PYTHON_SYNTAX_ERROR = 1_000_000
 class PythonFrontend(Frontend):
     language = LANGUAGE
 
-    def __init__(self):
-        self._last: tuple[RuleSet, Settings] | None = None
-
     def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
              validate: bool = True) -> LintResult:
         # A file Python cannot parse is reported (HIP002), not refused: `validate` changes nothing.
-        # The fix loop asks `parse_errors` about candidate texts of the file it just linted;
-        # embedded-source errors count too, and finding those needs the same rules.
-        self._last = (rules, settings)
         return lint_python(source, rules, settings)
 
-    def parse_errors(self, source: SourceText) -> int:
-        if self._last is not None:
-            return lint_python(source, *self._last).parse_errors
-        from ..python.module import ParserSyntaxError, PyModule
-
-        try:
-            PyModule(source.data)
-        except ParserSyntaxError:
-            return PYTHON_SYNTAX_ERROR
-        return 0
+    def parse_errors(self, source: SourceText, rules: RuleSet, settings: Settings) -> int:
+        # Errors in the embedded CUDA sources count too; the rules that find those strings do.
+        return lint_python(source, rules, settings).parse_errors
 
 
 def lint_python(source: SourceText, rules: RuleSet, settings: Settings) -> LintResult:

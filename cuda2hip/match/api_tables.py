@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    import msgspec  # imported where rows are decoded
 
 COLUMNS = (
     "hip", "kind", "library", "section",

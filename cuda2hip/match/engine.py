@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..rulebook.loader import RuleSource, builtin_rules_dir, load_rules_keyed, read_prefilters, write_prefilters
 from ..rulebook.schema import Rule
@@ -13,6 +14,9 @@ from ..rulebook.selection import SelectionError, select_rules, selector_matches
 from ..settings import Settings
 from .calls import CALL, callee_name
 from .compiled import CompiledRule, compile_rule
+
+if TYPE_CHECKING:
+    import tree_sitter as ts
 
 # Rules the engine itself emits (kind: diagnostic), by id.
 UNUSED_SUPPRESSION = "unused-suppression"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from ..findings import Severity
 from .api_tables import ApiEntry, all_table_paths, as_entry, table_rows
@@ -17,6 +18,9 @@ from .compiled import CompiledRule, rule_kind
 from .defined_names import file_definitions
 from .include import include_path, lookup
 from .rename import CUDA_LOOKING, IDENTIFIER_KINDS, NameTables, is_namespace_use
+
+if TYPE_CHECKING:
+    import msgspec
 
 
 @lru_cache(maxsize=1)

@@ -14,7 +14,6 @@ identifier does not grow with the number of tables.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import NamedTuple
 
 from ..findings import Edit
