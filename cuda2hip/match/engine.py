@@ -6,17 +6,13 @@ from __future__ import annotations
 import re
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..rulebook.loader import RuleSource, builtin_rules_dir, load_rules_keyed, read_prefilters, write_prefilters
 from ..rulebook.schema import Rule
 from ..rulebook.selection import SelectionError, select_rules, selector_matches
 from ..settings import Settings
-from .calls import CALL, callee_name
+from .calls import CALL, call_named_by, callee_name
 from .compiled import CompiledRule, compile_rule
-
-if TYPE_CHECKING:
-    import tree_sitter as ts
 
 # Rules the engine itself emits (kind: diagnostic), by id.
 UNUSED_SUPPRESSION = "unused-suppression"
@@ -203,7 +199,7 @@ class CalleeIndex:
 
     def visit(self, node, ctx) -> None:
         if self.by_text:
-            call = _call_named_by(node)
+            call = call_named_by(node)
             if call is None:
                 return
             rules = self._by_word.get(ctx.data[node.start_byte:node.end_byte])
@@ -218,26 +214,6 @@ class CalleeIndex:
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # pre-filter literal -> (its bytes, whether it is identifier-shaped)
 _LITERALS: dict[str, tuple[bytes, bool]] = {}
-
-
-def _call_named_by(name: "ts.Node"):
-    """The call whose `callee_node` is `name` (an identifier or field_identifier), or None."""
-    node = name
-    parent = node.parent
-    while parent is not None:
-        kind = parent.type
-        if kind == CALL:
-            return parent if parent.child_by_field_name("function") == node else None
-        if kind in ("qualified_identifier", "template_function"):
-            if parent.child_by_field_name("name") != node:
-                return None
-        elif kind == "field_expression":
-            if parent.child_by_field_name("field") != node:
-                return None
-        else:
-            return None
-        node, parent = parent, parent.parent
-    return None
 
 
 class Engine:
