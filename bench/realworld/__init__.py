@@ -1,0 +1,1 @@
+"""The real-world corpus harness (bench/real_world.py is its command)."""

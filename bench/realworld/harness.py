@@ -1,0 +1,272 @@
+"""One code base through the yardstick: valid CUDA? -> migrate -> builds with hipcc? -> predicted?
+
+    stage the input tree            .cache/real-world/work/SLUG/in
+    nvcc proves which units are CUDA as they are (cached: the input is pinned)
+    cuda2hip fix --output-dir OUT --target-rocm 5.2 --no-cache IN
+    cuda2hip check --format json on OUT (the findings a user reads)
+    cuda2hip fix --diff on OUT (a second fix must change nothing)
+    hipcc compiles every nvcc-valid unit of OUT; each failure is classified by its first error:
+      predicted  a warning/error finding at the place the error is (see diagnostics.py)
+      silent     none: a defect of cuda2hip
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from . import compilers, units
+from .config import Codebase
+from .diagnostics import candidate_locations, first_error
+
+TARGET_ROCM = "5.2"
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass
+class Paths:
+    cache: Path  # .cache/real-world
+    cuda_library_include: Path | None
+    rocm_library_include: Path | None
+
+
+@dataclass
+class Failure:
+    unit: str
+    first_error: str
+    location: str  # where it was placed in the tree ("" if nowhere)
+    predicted_by: str = ""  # "HIP102 at file:line" or "" (silent)
+    output: str = ""
+
+    @property
+    def silent(self) -> bool:
+        return not self.predicted_by
+
+
+@dataclass
+class CodebaseResult:
+    name: str
+    units: int = 0
+    nvcc_valid: int = 0
+    not_cuda: list[str] = field(default_factory=list)  # units nvcc rejects as they are
+    compiled: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    fix_seconds: float = 0.0
+    fix_exit: int = 0
+    fix_errors: list[str] = field(default_factory=list)  # files cuda2hip refused (exit 2)
+    refix_changed: list[str] = field(default_factory=list)  # files a second fix changes
+    findings: int = 0
+    findings_by_code: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def predicted(self) -> int:
+        return sum(not f.silent for f in self.failures)
+
+    @property
+    def silent(self) -> int:
+        return sum(f.silent for f in self.failures)
+
+
+def _tool(tool_src: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(tool_src))
+    env.pop("CUDA2HIP_CACHE_DIR", None)
+    return subprocess.run([sys.executable, "-m", "cuda2hip", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, errors="replace")
+
+
+def _rel_includes(codebase: Codebase) -> list[str]:
+    return [os.path.normpath(d) for d in codebase.include]
+
+
+def _stage_input(codebase: Codebase, source_root: Path, work: Path) -> Path:
+    tree = work / "in"
+    stamp = hashlib.sha256(json.dumps([asdict(codebase), str(source_root)], sort_keys=True).encode()).hexdigest()
+    marker = work / "in.stamp"
+    if not (marker.is_file() and marker.read_text() == stamp and tree.is_dir()):
+        units.stage(codebase, source_root, tree)
+        marker.write_text(stamp)
+    return tree
+
+
+@dataclass
+class Unit:
+    name: str  # tree path, or PY#INDEX for an embedded kernel
+    path: str  # what the compiler is given, relative to the tree
+    kernel: units.Kernel | None = None
+
+
+def _kernel_units(codebase: Codebase, tree: Path, folder: Path) -> list[Unit]:
+    shutil.rmtree(folder, ignore_errors=True)
+    out = []
+    for rel in units.select_files(tree, codebase.embedded):
+        for kernel in units.embedded_kernels(rel, (tree / rel).read_text(errors="replace")):
+            target = folder / f"{kernel.path}.{kernel.index}.cu"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(units.kernel_unit_text(kernel))
+            out.append(Unit(kernel.unit_name, os.path.relpath(target, tree), kernel))
+    return out
+
+
+def _compile_all(jobs: int, tasks: list) -> list:
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(lambda task: task(), tasks))
+
+
+class Compiler:
+    def __init__(self, kind: str, codebase: Codebase, paths: Paths):
+        self.kind = kind
+        self.codebase = codebase
+        self.cache = compilers.CompileCache(paths.cache / "compile-cache" / kind)
+        external = paths.cuda_library_include if kind == "nvcc" else paths.rocm_library_include
+        self.external = [str(external)] if external and external.is_dir() else []
+
+    def command(self, unit: Unit) -> list[str]:
+        includes = _rel_includes(self.codebase) + self.external
+        defines = list(self.codebase.defines)
+        pre = [arg for header in self.codebase.preinclude for arg in ("-include", header)]
+        if self.kind == "nvcc":
+            return compilers.nvcc_command(includes, defines, [*self.codebase.nvcc, *pre], unit.path)
+        extra = [*self.codebase.hipcc, *pre]
+        if unit.kernel is not None:
+            # Runtime-compiled kernels (hiprtc, like NVRTC) get the runtime's declarations
+            # without an #include.
+            extra += ["-include", "hip/hip_runtime.h"]
+        return compilers.hipcc_command(includes, defines, extra, unit.path)
+
+    def compile(self, tree: Path, unit: Unit) -> compilers.CompileResult:
+        command = self.command(unit)
+        scanner = compilers.DependencyScanner(tree, [tree / d for d in _rel_includes(self.codebase)])
+        key = self.cache.key(command, scanner.closure(tree / unit.path), tree)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        env = compilers.hip_env() if self.kind == "hipcc" else None
+        result = compilers.run_compiler(command, tree, env)
+        if "timed out" not in result.output:
+            self.cache.put(key, result)
+        return result
+
+
+class FindingIndex:
+    """The warning and error findings of the migrated tree, by file and line."""
+
+    def __init__(self, findings: list[dict]):
+        self.at: dict[tuple[str, int], list[dict]] = {}
+        self.by_file: dict[str, list[dict]] = {}
+        for f in findings:
+            if f.get("suppressed") or f["severity"] not in ("warning", "error"):
+                continue
+            path = os.path.normpath(f["path"])
+            self.at.setdefault((path, f["line"]), []).append(f)
+            self.by_file.setdefault(path, []).append(f)
+
+    def predict(self, error, in_tree) -> tuple[str, str]:
+        """(where the error was placed, which finding predicts it or "")."""
+        locations = candidate_locations(error, in_tree)
+        for loc in locations:
+            hits = self.at.get((os.path.normpath(loc.path), loc.line))
+            if hits:
+                return f"{loc.path}:{loc.line}", f"{hits[0]['code']} at {loc.path}:{loc.line}"
+        where = f"{locations[0].path}:{locations[0].line}" if locations else ""
+        # The construct the error names, reported elsewhere in the same file.
+        names = {n for n in error.names() if len(n) > 2}
+        for loc in locations[:1]:
+            for f in self.by_file.get(os.path.normpath(loc.path), []):
+                if names & set(WORD.findall(f["message"])):
+                    return where, f"{f['code']} at {loc.path}:{f['line']} (names it)"
+        return where, ""
+
+
+def run_codebase(codebase: Codebase, source_root: Path, paths: Paths, tool_src: Path, label: str,
+                 jobs: int, reduced: bool = False, log=print) -> CodebaseResult:
+    work = paths.cache / "work" / codebase.slug
+    work.mkdir(parents=True, exist_ok=True)
+    if not (work / ".git").exists():
+        # A repository of its own, as a user's checkout is: the .gitignore of the project that
+        # holds .cache/ (which ignores .cache/) is not the code base's.
+        subprocess.run(["git", "init", "-q", str(work)], check=True)
+    tree_in = _stage_input(codebase, source_root, work)
+    result = CodebaseResult(codebase.name)
+
+    wanted = set(codebase.reduced) if reduced else None
+    unit_list = [Unit(u, u) for u in units.translation_units(codebase, tree_in)]
+    unit_list += _kernel_units(codebase, tree_in, work / "embedded-in")
+    if wanted is not None:
+        unit_list = [u for u in unit_list if u.name in wanted]
+    result.units = len(unit_list)
+
+    nvcc = Compiler("nvcc", codebase, paths)
+    log(f"[{codebase.name}] nvcc: {len(unit_list)} units")
+    valid_results = _compile_all(jobs, [lambda u=u: nvcc.compile(tree_in, u) for u in unit_list])
+    valid = []
+    for unit, res in zip(unit_list, valid_results):
+        (valid if res.ok else result.not_cuda).append(unit if res.ok else unit.name)
+    result.nvcc_valid = len(valid)
+
+    out_root = work / "out" / label
+    tree_out = out_root / "tree"
+    shutil.rmtree(out_root, ignore_errors=True)
+    out_root.mkdir(parents=True)
+    log(f"[{codebase.name}] cuda2hip fix --output-dir")
+    start = time.monotonic()
+    fixed = _tool(tool_src, "fix", "--output-dir", str(tree_out), "--target-rocm", TARGET_ROCM, "--no-cache",
+                  str(tree_in), cwd=work)
+    result.fix_seconds = time.monotonic() - start
+    result.fix_exit = fixed.returncode
+    if fixed.returncode not in (0, 1) or not tree_out.is_dir():
+        result.fix_errors = fixed.stderr.strip().splitlines()[-20:]
+        if not tree_out.is_dir():
+            raise RuntimeError(f"{codebase.name}: cuda2hip fix failed:\n{fixed.stderr[-4000:]}")
+    else:
+        result.fix_errors = [line for line in fixed.stderr.splitlines() if ": error:" in line][:20]
+
+    checked = _tool(tool_src, "check", "--format", "json", "--target-rocm", TARGET_ROCM, "--no-cache", ".",
+                    cwd=tree_out)
+    findings = json.loads(checked.stdout)["findings"] if checked.stdout.strip() else []
+    result.findings = len(findings)
+    for f in findings:
+        result.findings_by_code[f["code"]] = result.findings_by_code.get(f["code"], 0) + 1
+    index = FindingIndex(findings)
+
+    refix = _tool(tool_src, "fix", "--diff", "--target-rocm", TARGET_ROCM, "--no-cache", ".", cwd=tree_out)
+    result.refix_changed = sorted({line[4:].split("\t")[0].strip() for line in refix.stdout.splitlines()
+                                   if line.startswith("+++ ")})
+
+    # The migrated units: same tree paths; embedded kernels re-extracted from the migrated files.
+    out_units = {u.name: u for u in _kernel_units(codebase, tree_out, out_root / "embedded")}
+    todo: list[Unit] = []
+    for unit in valid:
+        if unit.kernel is None:
+            todo.append(Unit(unit.name, unit.path))
+        elif unit.name in out_units:
+            todo.append(out_units[unit.name])
+        else:
+            result.failures.append(Failure(unit.name, "the migrated file no longer has this kernel literal", ""))
+    hipcc = Compiler("hipcc", codebase, paths)
+    log(f"[{codebase.name}] hipcc: {len(todo)} units")
+    compiled = _compile_all(jobs, [lambda u=u: hipcc.compile(tree_out, u) for u in todo])
+
+    def in_tree(path: str) -> bool:
+        return bool(path) and not os.path.isabs(path) and (tree_out / path).is_file() \
+            and not os.path.normpath(path).startswith("..")
+
+    for unit, res in zip(todo, compiled):
+        if res.ok:
+            result.compiled += 1
+            continue
+        error = first_error(res.output)
+        if error is None:
+            result.failures.append(Failure(unit.name, "failed without an error message", "", output=res.output))
+            continue
+        where, predicted_by = index.predict(error, in_tree)
+        result.failures.append(Failure(unit.name, error.text, where, predicted_by, output=res.output[:4000]))
+    return result
