@@ -60,6 +60,18 @@ HAND_ADDED = [
     ("cufile", "cuFileWriteAsync", "hipFileWriteAsync", "cuFile API functions", "", "10.1.0", ROCM_10_1),
 ]
 
+# roc targets the tables lack, from the headers: (library, cuda, roc, version source, source).
+# The version is that of the same row's hipRAND name: on ROCm, hipRAND's state *is* the rocRAND one.
+_XORWOW = ("hipRAND's hiprand/hiprand_kernel_hcc.h: `DEFINE_HIPRAND_STATE(hiprandState, rocrand_state_xorwow)` and "
+           "`DEFINE_HIPRAND_STATE(hiprandStateXORWOW, rocrand_state_xorwow)`; rocRAND's rocrand/rocrand_xorwow.h: "
+           "`typedef rocrand_device::xorwow_engine rocrand_state_xorwow;` (cuRAND's curand_kernel.h: "
+           "`typedef struct curandStateXORWOW curandState_t;`)")
+ROC_HAND_ADDED = [
+    ("curand", name, "rocrand_state_xorwow", "hip_added", _XORWOW)
+    for name in ("curandState", "curandState_t", "curandStateXORWOW", "curandStateXORWOW_t")
+]
+
+
 def _kind(name: str, section: str) -> str:
     """function / define / datatype (types, enumerators and constants share the data-type
     sections of the tables and cannot be told apart by name alone)."""
@@ -111,6 +123,15 @@ def build_library(lib: str, tables: Path) -> dict:
             row[4:8] = old[4:8]
         names[cuda] = row
         hand.append(cuda)
+    for h_lib, cuda, roc, version_from, source in ROC_HAND_ADDED:
+        row = names.get(cuda) if h_lib == lib else None
+        if row is None:
+            continue
+        if row[13] is not None:
+            raise SystemExit(f"hand-added roc target of {cuda} is already in the tables ({row[13]}): drop it")
+        row[13], row[14] = roc, row[COLUMNS.index(version_from)]
+        row[17] = f"roc target hand-added: {source}"
+        hand.append(cuda)
     sources = [f for f in (hip_file, roc_file) if f]
     return {
         "source": ("HIPIFY docs/tables/" + " + ".join(sources) + " (github.com/ROCm/HIPIFY, MIT)"
@@ -124,10 +145,26 @@ def build_library(lib: str, tables: Path) -> dict:
     }
 
 
+def _roc_versions(payloads: dict[str, dict]) -> None:
+    """A roc target without a version gets the one the tables give the same roc name elsewhere:
+    rocSOLVER uses rocBLAS's handle, so `cusolverDnCreate` -> `rocblas_create_handle` takes the
+    version of `cublasCreate` -> `rocblas_create_handle`."""
+    known: dict[str, str] = {}
+    for payload in payloads.values():
+        for row in payload["names"].values():
+            if row[13] and row[14]:
+                known.setdefault(row[13], row[14])
+    for payload in payloads.values():
+        for row in payload["names"].values():
+            if row[13] and not row[14] and row[13] in known:
+                row[14] = known[row[13]]
+
+
 def build_all(tables: Path) -> dict[str, dict]:
     """Every library, with names listed by several tables kept only by the first library of
     PRECEDENCE (the others note the owner in `shared_with`)."""
     payloads = {lib: build_library(lib, tables) for lib in LIBRARIES}
+    _roc_versions(payloads)
     owner: dict[str, str] = {}
     for lib in PRECEDENCE:
         names = payloads[lib]["names"]

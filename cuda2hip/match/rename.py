@@ -181,9 +181,20 @@ class RenameRule(_TableRule):
         params = rule.params or {}
         self.unsafe_kinds = frozenset(params.get("unsafe_kinds", ()))
         self._messages: dict[str, str] = {}
-        if settings.library_profile == "roc":
+        self.roc = settings.library_profile == "roc"
+        if self.roc:
             # roc* libraries are not drop-in: other handle types, some other parameters.
             self.unsafe_kinds |= frozenset(params.get("roc_unsafe_kinds", ()))
+        # Verdicts on function renames from the real headers (see match/signatures.py).
+        self.signatures = None
+        if params.get("signatures"):
+            import os
+
+            path = os.path.join(os.path.dirname(rule.source_path),
+                                params["signatures"].format(profile=settings.library_profile))
+            if not os.path.isfile(path):
+                raise RuleCompileError(f"params.signatures: {path} not found")
+            self.signatures = path
 
     def check(self, entry, start, end, ctx, node):
         if entry.kind == "namespace" and not is_namespace_use(ctx, node, start, end):
@@ -196,8 +207,41 @@ class RenameRule(_TableRule):
             msg = self._messages[entry.cuda] = self.message(NAME=entry.cuda, HIP=res.target, SECTION=entry.section,
                                                             LIBRARY=res.label)
         app = "unsafe" if entry.kind in self.unsafe_kinds else None
-        ctx.report(self, start, end, msg, edits=[Edit(start, end, res.target)], applicability=app,
+        edits = [Edit(start, end, res.target)]
+        if entry.kind == "function" and self.signatures is not None:
+            app, msg = self._signature(entry, res, node, ctx, edits, app, msg)
+        ctx.report(self, start, end, msg, edits=edits, applicability=app,
                    description=f"Rename to `{res.target}`", data={"library": entry.library, "hip": res.target})
+
+    def _signature(self, entry, res, node, ctx, edits, app, msg):
+        """Applicability and message of a function rename from its verdict; the argument casts
+        a `cast` verdict needs are added to `edits`."""
+        from . import signatures
+
+        found = signatures.verdict(self.signatures, entry.cuda, res.target)
+        if found is None:
+            return app, msg
+        checked = signatures.checked_against(self.signatures, res.label)
+        if found.verdict == "same":
+            return "safe", msg
+        if found.verdict == "cast":
+            types = sorted(set(found.detail.values()))
+            args = signatures.call_arguments(node)
+            casts = signatures.cast_edits(args, found.detail, ctx.path.endswith((".c", ".h"))) if args else None
+            spelled = ", ".join(f"`{t.replace(' *', '*')}`" for t in types)
+            if casts is None:
+                return "unsafe", (f"{msg}; its arguments {_positions(found.detail)} must be converted to {spelled} "
+                                  f"(same layout, {checked}), which only a direct call can be given")
+            edits.extend(casts)
+            return "safe", f"{msg}; arguments {_positions(found.detail)} converted to {spelled} (same layout, {checked})"
+        if found.verdict == "differs":
+            return "unsafe", f"{msg}; not a drop-in replacement ({checked}): {found.detail}"
+        # unchecked: the rule's default, and the reason where it is not a safe fix
+        return app, (f"{msg}; signature not compared ({found.detail})" if app == "unsafe" else msg)
+
+
+def _positions(casts: dict) -> str:
+    return ", ".join(str(int(i) + 1) for i in sorted(casts, key=int))
 
 
 @rule_kind("unmapped")

@@ -4,6 +4,12 @@ runtime header gets `#include <hip/hip_runtime.h>` once.
 nvcc includes cuda_runtime.h implicitly, so CUDA sources often include nothing; hipcc does not,
 and `threadIdx`, `hipMalloc` and `<<<...>>>` are then undeclared. The include goes after an
 include guard or `#pragma once`, else after the file's leading comments.
+
+The same kind adds other headers a CUDA header brought in implicitly (`params`: `header` to add,
+`provided_by`: headers whose include provides it, `provided_by_hip_profile`: more of them in the
+default library profile only, `kernel_syntax: false` when kernel syntax does not need it): e.g.
+cublas_v2.h includes cuComplex.h, while neither hipBLAS's nor rocBLAS's header includes
+hip/hip_complex.h.
 """
 
 from __future__ import annotations
@@ -39,6 +45,12 @@ def _api_names(paths: tuple[str, ...]) -> frozenset[bytes]:
     return frozenset(names)
 
 
+@lru_cache(maxsize=16)
+def _include_of(headers: tuple[str, ...]) -> "re.Pattern[bytes]":
+    names = b"|".join(re.escape(h.encode()) for h in headers)
+    return re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:' + names + rb')[>"]', re.MULTILINE)
+
+
 @rule_kind("hip-runtime-include")
 class RuntimeIncludeRule(CompiledRule):
     whole_file = True
@@ -48,7 +60,17 @@ class RuntimeIncludeRule(CompiledRule):
         if not rule.tables:
             raise RuleCompileError("field `tables`: name tables of the runtime API are needed")
         self.names = _api_names(tuple(resolve_tables(rule.source_path, rule.tables)))
-        self.header = (rule.params or {}).get("header", "hip/hip_runtime.h")
+        params = rule.params or {}
+        self.header = params.get("header", "hip/hip_runtime.h")
+        self.present = _RUNTIME_INCLUDE
+        if "provided_by" in params:
+            provided = list(params["provided_by"])
+            if settings.library_profile == "hip":
+                provided += params.get("provided_by_hip_profile", [])
+            self.present = _include_of(tuple(provided))
+        self.kernel_syntax = params.get("kernel_syntax", True)
+        # names that may need the header: the runtime's `cuda*`/`hip*`, or those of the tables
+        self._api_name = re.compile(params["names_pattern"].encode()) if "names_pattern" in params else _API_NAME
 
     def applies_to_fragments(self) -> bool:
         return False
@@ -59,7 +81,7 @@ class RuntimeIncludeRule(CompiledRule):
             # hipRTC/torch with its own headers, not by including the runtime header.
             return
         data = ctx.data
-        if _RUNTIME_INCLUDE.search(data):
+        if self.present.search(data):
             return
         use = self._first_use(ctx)
         if use is None:
@@ -81,7 +103,7 @@ class RuntimeIncludeRule(CompiledRule):
         """A project header provides the runtime if it includes it, or will get the include
         from this rule in the same run (so the answer does not depend on the order files are
         fixed in)."""
-        if _RUNTIME_INCLUDE.search(header):
+        if self.present.search(header):
             return True
         tree = parsing.parse("cuda", header)
         return self._first_use(_Text(header, tree)) is not None
@@ -98,10 +120,10 @@ class RuntimeIncludeRule(CompiledRule):
 
     def _first_use(self, ctx) -> tuple[int, int, str] | None:
         data = ctx.data
-        for m in _KERNEL_SYNTAX.finditer(data):
+        for m in _KERNEL_SYNTAX.finditer(data) if self.kernel_syntax else ():
             if self._in_code(ctx, m.start(), m.end()):
                 return m.start(), m.end(), m.group().decode()
-        for m in _API_NAME.finditer(data):
+        for m in self._api_name.finditer(data):
             if m.group() in self.names and self._in_code(ctx, m.start(), m.end()):
                 return m.start(), m.end(), m.group().decode()
         return None
