@@ -231,7 +231,7 @@ class RenameRule(_TableRule):
             spelled = ", ".join(f"`{t.replace(' *', '*')}`" for t in types)
             if casts is None:
                 return "unsafe", (f"{msg}; its arguments {_positions(found.detail)} must be converted to {spelled} "
-                                  f"(same layout, {checked}), which only a direct call can be given")
+                                  f"(same layout, {checked}); only a direct call gets the conversions")
             edits.extend(casts)
             return "safe", f"{msg}; arguments {_positions(found.detail)} converted to {spelled} (same layout, {checked})"
         if found.verdict == "differs":
