@@ -7,9 +7,11 @@ arguments; any other difference makes it unsafe, with the difference in the mess
 from __future__ import annotations
 
 import dataclasses
+import re
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +25,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 from generate_signature_data import Types, compare  # noqa: E402
 from header_decls import Decl, Param  # noqa: E402
 
+CUDA_TOOLKIT = Path("/usr/local/cuda/include")
 CGEMM = ("void f(cublasHandle_t h, const cuComplex* A, cuComplex* C, cuComplex alpha) {\n"
          "  cublasCgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 1, 1, 1, &alpha, A, 1, A, 1, &alpha, C, 1);\n}\n")
 
@@ -137,9 +140,41 @@ def test_signature_data_matches_the_headers():
         pytest.skip(f"CUDA library headers not fetched ({FETCH_CUDA_HEADERS})")
     if not (ROCM_LIBRARY_INCLUDE / "rocblas" / "rocblas.h").is_file():
         pytest.skip(f"ROCm library headers not fetched ({FETCH_ROCM_HEADERS})")
+    if not (CUDA_TOOLKIT / "cuComplex.h").is_file():
+        pytest.skip(f"CUDA toolkit headers not found in {CUDA_TOOLKIT}")
     if not (shutil.which("clang++-15") and shutil.which("hipcc")):
         pytest.skip("clang++-15 and hipcc are needed (apt-get install clang-15 hipcc)")
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "generate_signature_data.py"), "--check",
-                           "--cuda-include", "/usr/local/cuda/include", "--cuda-include", str(CUDA_LIBRARY_INCLUDE),
+                           "--cuda-include", str(CUDA_TOOLKIT), "--cuda-include", str(CUDA_LIBRARY_INCLUDE),
                            "--rocm-include", str(ROCM_LIBRARY_INCLUDE)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
+LAYOUT_CHECK = """#include <hip/hip_complex.h>
+#include <hip/hip_fp16.h>
+#include <rocblas/rocblas.h>
+#include <rocsparse/rocsparse.h>
+#include <hipblas/hipblas.h>
+#define SAME(hip, lib) static_assert(sizeof(hip) == sizeof(lib) && alignof(hip) >= alignof(lib), #lib)
+SAME(hipFloatComplex, rocblas_float_complex);
+SAME(hipDoubleComplex, rocblas_double_complex);
+SAME(hipFloatComplex, rocsparse_float_complex);
+SAME(hipDoubleComplex, rocsparse_double_complex);
+SAME(hipFloatComplex, hipblasComplex);
+SAME(hipDoubleComplex, hipblasDoubleComplex);
+SAME(__half, rocblas_half);
+SAME(__half, hipblasHalf);
+"""
+
+
+def test_the_layout_pairs_have_one_size_and_convert_to_no_stricter_alignment(tmp_path, hipcc):
+    """What the conversions rely on, as hipcc sees the headers (the data cites the definitions)."""
+    if not (ROCM_LIBRARY_INCLUDE / "rocblas" / "rocblas.h").is_file():
+        pytest.skip(f"ROCm library headers not fetched ({FETCH_ROCM_HEADERS})")
+    from generate_signature_data import LAYOUTS
+
+    assert {pair[1] for pair in LAYOUTS} == set(re.findall(r"^SAME\(\w+, (\w+)\);", LAYOUT_CHECK, re.M))
+    src = tmp_path / "layouts.hip"
+    src.write_text(LAYOUT_CHECK)
+    proc = hipcc(src, f"-I{ROCM_LIBRARY_INCLUDE}", "-std=c++17")
     assert proc.returncode == 0, proc.stderr

@@ -1,6 +1,8 @@
 """Issue 3, "Done when" 2: a fixture for every library and every launch form migrates (expected
 output in fixtures/migrate/expected) and compiles with the real hipcc (HIP 5.2 headers, so every
-run uses --target-rocm 5.2 and the output is checked for newer APIs).
+run uses --target-rocm 5.2 and the output is checked for newer APIs). Issue 13: every library
+fixture does so in both library profiles (hip and --roc), or keeps exactly the names its profile has
+no equivalent for (reported, and the only compile errors).
 
 Where the headers come from: the HIP runtime, driver API, device functions, hipRTC and hip_complex
 from libamdhip64-dev; hipRAND, rocRAND, hipSPARSE and rocSPARSE from their Debian 12 packages. Debian
