@@ -178,3 +178,14 @@ def test_the_layout_pairs_have_one_size_and_convert_to_no_stricter_alignment(tmp
     src.write_text(LAYOUT_CHECK)
     proc = hipcc(src, f"-I{ROCM_LIBRARY_INCLUDE}", "-std=c++17")
     assert proc.returncode == 0, proc.stderr
+
+
+def test_the_compiler_decides_what_the_spellings_cannot(hipcc):
+    """hipcc as the judge of type identity: a typedef is its type, constness counts, an unknown
+    spelling is no match."""
+    from header_decls import Headers, hipcc_host
+
+    tu = Headers(hipcc_host([]), ["hip/hip_runtime.h"], env={"HIP_PLATFORM": "amd"})
+    pairs = [("hipStream_t", "ihipStream_t *"), ("const float *", "float *"), ("no_such_type", "int"),
+             ("int64_t", "long")]
+    assert tu.same_types(pairs) == {("hipStream_t", "ihipStream_t *"), ("int64_t", "long")}

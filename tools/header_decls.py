@@ -41,16 +41,29 @@ class Headers:
         self.env = dict(os.environ, **(env or {}))
         self._macros: dict[str, str] | None = None
 
-    def _run(self, *extra: str) -> str:
+    def _compile(self, source: str, *extra: str) -> subprocess.CompletedProcess:
         # a file, not stdin: hipcc finds the HIP runtime only for a named input
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / "headers.cpp"
-            src.write_text(self.source)
-            proc = subprocess.run([*self.command, *extra, str(src)], capture_output=True, text=True,
-                                  env=self.env)
+            src.write_text(source)
+            return subprocess.run([*self.command, *extra, str(src)], capture_output=True, text=True, env=self.env)
+
+    def _run(self, *extra: str) -> str:
+        proc = self._compile(self.source, *extra)
         if proc.returncode != 0:
             raise RuntimeError(f"{' '.join(self.command)} failed on {self.source!r}:\n{proc.stderr[-2000:]}")
         return proc.stdout
+
+    def same_types(self, pairs: list[tuple[str, str]]) -> set[tuple[str, str]]:
+        """The pairs of type spellings that name one type in this translation unit (the compiler
+        decides: `hipStream_t` is `miopenAcceleratorQueue_t`); a spelling it does not know is no
+        match."""
+        head = self.source + "#include <type_traits>\n"
+        first = head.count("\n") + 1
+        probes = "".join(f"static_assert(std::is_same<{a}, {b}>::value, \"\");\n" for a, b in pairs)
+        proc = self._compile(head + probes, "-fsyntax-only", "-ferror-limit=0")
+        failed = {int(m.group(1)) - first for m in re.finditer(r"headers\.cpp:(\d+):\d+: error", proc.stderr)}
+        return {pair for i, pair in enumerate(pairs) if i not in failed}
 
     def decls(self, prefix: str) -> tuple[dict[str, list[Decl]], dict[str, str]]:
         """Function declarations whose name contains `prefix`, by name (an overloaded name has
