@@ -12,10 +12,8 @@ from ...findings import Edit
 from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
 from .cuda_ast import (callee, callee_name, call_args, capture, enclosing_function, find_declaration, line_of,
-                       text, thread_taint, type_text, walk)
-
-BARRIERS = frozenset({"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"})
-LOOPS = frozenset({"for_statement", "while_statement", "do_statement", "for_range_loop"})
+                       text, type_text, walk)
+from .thread_taint import BARRIERS, LOOPS, thread_taint
 
 
 def _condition(node: ts.Node) -> ts.Node | None:
@@ -62,13 +60,18 @@ def barrier_in_thread_dependent_flow(node, env, ctx, args):
             if not _contains(left, node):
                 cond = left
         if cond is not None and taint.depends(cond):
-            where = f"inside `{_head(ctx, cur, cond)}` (line {line_of(ctx, cur)}), whose condition depends on the thread index"
+            where = (f"inside `{_head(ctx, cur, cond)}` (line {line_of(ctx, cur)}), whose condition depends on the "
+                     f"thread index through {_reason(taint, cond, ctx)}")
             return {"BARRIER": capture(node, ctx.data, name), "WHERE": capture(node, ctx.data, where)}
         child, cur = cur, cur.parent
     exit_ = _early_exit_before(node, fn, taint, ctx)
     if exit_ is not None:
         return {"BARRIER": capture(node, ctx.data, name), "WHERE": capture(node, ctx.data, exit_)}
     return False
+
+
+def _reason(taint, cond: ts.Node, ctx) -> str:
+    return taint.reason(cond, lambda n: line_of(ctx, n))
 
 
 def _contains(outer: ts.Node | None, inner: ts.Node) -> bool:
@@ -92,8 +95,9 @@ def _early_exit_before(barrier: ts.Node, fn: ts.Node | None, taint, ctx) -> str 
                 cond = _condition(cur)
                 if cond is not None and taint.depends(cond):
                     word = "return" if n.type == "return_statement" else "continue"
-                    return (f"after an early `{word}` under the thread-dependent `{_head(ctx, cur, cond)}` "
-                            f"(line {line_of(ctx, cur)}): threads that left never reach it")
+                    return (f"after an early `{word}` under `{_head(ctx, cur, cond)}` (line {line_of(ctx, cur)}), "
+                            f"which depends on the thread index through {_reason(taint, cond, ctx)}: "
+                            "threads that left never reach it")
             cur = cur.parent
     return None
 

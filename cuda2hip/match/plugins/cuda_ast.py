@@ -1,8 +1,5 @@
 """Small tree-sitter-cuda helpers the semantic rules share: call names and arguments, the
-enclosing function, declarations in scope, and thread-index dependence of expressions.
-
-Analyses that cost a walk over a function are cached per function in `ctx.file_cache` (keyed
-by the function's byte range in the file, so macro-body fragments do not collide).
+enclosing function, declarations in scope. (Thread-index dependence: thread_taint.py.)
 """
 
 from __future__ import annotations
@@ -17,11 +14,6 @@ from ..calls import callee_node
 from ..pattern import Capture
 
 FUNCTION_KINDS = frozenset({"function_definition", "lambda_expression"})
-# Per-thread values: the thread index, the lane id, and cooperative-groups ranks.
-THREAD_SOURCES = frozenset({
-    "threadIdx", "hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z", "__lane_id", "__lanemask_lt",
-    "__lanemask_gt", "__lanemask_eq", "laneid", "thread_rank", "thread_index",
-})
 INT_LITERAL = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
 
 
@@ -93,7 +85,7 @@ def _query(source: str) -> ts.Query:
     return ts.Query(parsing.language("cuda"), source)
 
 
-def _nodes_of(root: ts.Node, kinds: tuple[str, ...], purpose: str) -> list[ts.Node]:
+def nodes_of(root: ts.Node, kinds: tuple[str, ...], purpose: str) -> list[ts.Node]:
     """Descendants of `root` of `kinds`: a walk while little text has been seen in this process
     (building a query costs ~15 ms, a single-file run must not pay it), a query after that."""
     from ... import parse as parsing
@@ -103,12 +95,6 @@ def _nodes_of(root: ts.Node, kinds: tuple[str, ...], purpose: str) -> list[ts.No
         return [n for n in walk(root) if n.type in wanted]
     source = "[" + " ".join(f"({k})" for k in kinds) + "] @n"
     return list(ts.QueryCursor(_query(source)).captures(root).get("n", ()))
-
-
-def identifiers(node: ts.Node, data: bytes) -> set[str]:
-    """Names of the identifiers and fields in `node`."""
-    return {data[n.start_byte:n.end_byte].decode("utf-8", errors="replace")
-            for n in _nodes_of(node, ("identifier", "field_identifier"), "identifiers")}
 
 
 def declarator_name(decl: ts.Node | None, data: bytes) -> str | None:
@@ -218,74 +204,6 @@ def type_text(decl: ts.Node, typ: ts.Node | None, data: bytes) -> str:
     parts = [text(c, data) for c in decl.children if c.type == "type_qualifier"]
     parts.append(text(typ, data))
     return " ".join(p for p in parts if p)
-
-
-# ---------------------------------------------------------------- thread-index dependence
-
-
-class ThreadTaint:
-    """Which local variables of a function hold per-thread values (derived from threadIdx, the
-    lane id or a cooperative-groups rank, directly or through other variables)."""
-
-    def __init__(self, fn: ts.Node, data: bytes):
-        self.data = data
-        self.names: set[str] = set()
-        # how each tainted name got its value: name -> text of the first tainting value
-        self.origin: dict[str, str] = {}
-        # early exits (`return`, `continue`) in document order, for barrier analyses
-        self.exits: list[ts.Node] = []
-        body = function_body(fn) or fn
-        flows: list[tuple[str, ts.Node]] = []
-        found = _nodes_of(body, ("init_declarator", "assignment_expression", "for_range_loop",
-                                 "return_statement", "continue_statement"), "thread-taint")
-        for n in sorted(found, key=lambda x: x.start_byte):
-            if n.type in ("return_statement", "continue_statement"):
-                self.exits.append(n)
-            elif n.type == "init_declarator":
-                name = declarator_name(n.child_by_field_name("declarator"), data)
-                value = n.child_by_field_name("value")
-                if name and value is not None:
-                    flows.append((name, value))
-            elif n.type == "assignment_expression":
-                left = n.child_by_field_name("left")
-                if left is not None and left.type == "identifier":
-                    flows.append((text(left, data), n.child_by_field_name("right")))
-            elif n.type == "for_range_loop":
-                name = declarator_name(n.child_by_field_name("declarator"), data)
-                right = n.child_by_field_name("right")
-                if name and right is not None:
-                    flows.append((name, right))
-        changed = True
-        idents = [(name, identifiers(v, data) if v is not None else set(), v) for name, v in flows]
-        while changed:
-            changed = False
-            for name, ids, value in idents:
-                if name in self.names:
-                    continue
-                if ids & THREAD_SOURCES or ids & self.names:
-                    self.names.add(name)
-                    self.origin[name] = text(value, data)
-                    changed = True
-
-    def depends(self, node: ts.Node | None) -> bool:
-        if node is None:
-            return False
-        ids = identifiers(node, self.data)
-        return bool(ids & THREAD_SOURCES or ids & self.names)
-
-
-def thread_taint(node: ts.Node, ctx) -> ThreadTaint | None:
-    """The analysis of the function enclosing `node` (cached per function)."""
-    fn = enclosing_function(node)
-    if fn is None:
-        return None
-    key = ("thread-taint", ctx.base + fn.start_byte, ctx.base + fn.end_byte)
-    cache = ctx.file_cache
-    got = cache.get(key)
-    if got is None:
-        got = ThreadTaint(fn, ctx.data)
-        cache[key] = got
-    return got
 
 
 def line_of(ctx, node: ts.Node) -> int:

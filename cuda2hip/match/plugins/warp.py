@@ -13,7 +13,8 @@ from ..api_tables import version_tuple
 from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
 from .cuda_ast import (call_args, callee_name, capture, declarator_name, enclosing_function, find_declaration,
-                       function_body, int_value, literal_suffix, named, text, thread_taint, type_text, walk)
+                       function_body, int_value, literal_suffix, named, text, type_text, walk)
+from .thread_taint import thread_taint
 
 # `_sync` functions whose first argument is the lane mask
 MASKED = frozenset({
