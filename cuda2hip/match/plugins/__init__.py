@@ -4,7 +4,7 @@ several ms), through the index below: add a module here and its names to the ind
 (tests/test_plugin_index.py checks that the index names every registered function and its
 module)."""
 
-MODULES = ["barriers", "cmake_build", "hazards", "launch", "memcpy_async", "streams", "warp"]
+MODULES = ["barriers", "cmake_build", "hazards", "launch", "memcpy_async", "streams", "warp", "warp_size"]
 
 # predicate name -> module that registers it
 PREDICATES = {
@@ -14,7 +14,7 @@ PREDICATES = {
     "blocking-copy-call": "memcpy_async",
     "cuda-arch-condition": "hazards",
     "grid-sync-without-cooperative-launch": "barriers",
-    "hard-coded-warp-size": "warp",
+    "hard-coded-warp-size": "warp_size",
     "inline-ptx": "hazards",
     "launch-bounds-min-blocks": "hazards",
     "legacy-stream-unavailable": "streams",

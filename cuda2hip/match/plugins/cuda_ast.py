@@ -192,6 +192,23 @@ def find_declaration(node: ts.Node, name: str, data: bytes) -> tuple[ts.Node, ts
     return found
 
 
+def file_scope_declaration(ctx, name: str):
+    """(type node, declaration) of a file-scope variable `name` (table cached per tree)."""
+    key = ("file-scope-declarations", ctx.base)
+    table = ctx.file_cache.get(key)
+    if table is None:
+        table = {}
+        for decl in ctx.tree.root_node.named_children:
+            if decl.type != "declaration":
+                continue
+            for d in decl.children_by_field_name("declarator"):
+                var = declarator_name(d, ctx.data)
+                if var:
+                    table.setdefault(var, (decl.child_by_field_name("type"), decl))
+        ctx.file_cache[key] = table
+    return table.get(name)
+
+
 def declarator_of(decl: ts.Node, name: str, data: bytes) -> ts.Node | None:
     for d in decl.children_by_field_name("declarator"):
         if declarator_name(d, data) == name:

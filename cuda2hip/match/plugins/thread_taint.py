@@ -23,6 +23,8 @@ THREAD_SOURCES = frozenset({
     "threadIdx", "hipThreadIdx_x", "hipThreadIdx_y", "hipThreadIdx_z", "__lane_id", "__lanemask_lt",
     "__lanemask_gt", "__lanemask_eq", "laneid", "thread_rank", "thread_index",
 })
+# built-in variables an index can derive from (`builtins`)
+BUILTIN_INDICES = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize"}) | THREAD_SOURCES
 BARRIERS = frozenset({"__syncthreads", "__syncthreads_count", "__syncthreads_and", "__syncthreads_or"})
 # block-wide reductions: every thread of the block gets the same result
 BLOCK_UNIFORM_CALLS = frozenset({"__syncthreads_count", "__syncthreads_and", "__syncthreads_or"})
@@ -69,7 +71,12 @@ class ThreadTaint:
                          and n.parent is not None and n.parent.type in ("call_expression", "field_expression")]
         self._file_shared: set[str] | None = None
         self.tainted: dict[Var, Flow] = {}
-        self._propagate(self._flows(found))
+        flows = self._flows(found)
+        self._by_var: dict[Var, list[Flow]] = {}
+        for flow in flows:
+            self._by_var.setdefault(flow.var, []).append(flow)
+        self._builtins: dict[Var, frozenset[str]] = {}
+        self._propagate(flows)
 
     # ------------------------------------------------------------ declarations and scopes
 
@@ -171,9 +178,7 @@ class ThreadTaint:
 
     def _first_dependent(self, node: ts.Node) -> ts.Node | None:
         """The first identifier in `node` whose value differs between threads, or None."""
-        lo = bisect_left(self._id_starts, node.start_byte)
-        hi = bisect_right(self._id_starts, node.end_byte - 1)
-        for ident in self._ids[lo:hi]:
+        for ident in self.identifiers_in(node):
             if self._in_hole(ident.start_byte):
                 continue
             name = text(ident, self.data)
@@ -218,6 +223,35 @@ class ThreadTaint:
                 return True
             cur = cur.parent
         return False
+
+    def identifiers_in(self, node: ts.Node) -> list[ts.Node]:
+        lo = bisect_left(self._id_starts, node.start_byte)
+        return self._ids[lo:bisect_right(self._id_starts, node.end_byte - 1)]
+
+    def builtins(self, node: ts.Node) -> frozenset[str]:
+        """The built-in variables (`threadIdx`, `blockIdx`, ...) `node` derives from, through the
+        values of the local variables it reads."""
+        out: set[str] = set()
+        for ident in self.identifiers_in(node):
+            name = text(ident, self.data)
+            if ident.type == "field_identifier":
+                if name in THREAD_SOURCES:
+                    out.add(name)
+                continue
+            var = self.resolve(ident)
+            if var[0] < 0 and name in BUILTIN_INDICES:
+                out.add(name)
+            elif var in self._by_var:
+                out |= self._var_builtins(var)
+        return frozenset(out)
+
+    def _var_builtins(self, var: Var) -> frozenset[str]:
+        got = self._builtins.get(var)
+        if got is None:
+            self._builtins[var] = frozenset()  # cycles (`i = i + k`) add nothing new
+            got = frozenset().union(*(self.builtins(f.value) for f in self._by_var[var]))
+            self._builtins[var] = got
+        return got
 
     def depends(self, node: ts.Node | None) -> bool:
         return node is not None and self._first_dependent(node) is not None

@@ -1,6 +1,6 @@
 """Warp intrinsics on 64-lane wavefronts: 32-bit masks of the `_sync` functions (HIP402),
 `_sync` functions the targeted ROCm lacks (HIP403), ballots truncated to 32 bits (HIP404),
-hard-coded warp size 32 (HIP405) and the HIP meaning of the legacy intrinsics (HIP406)."""
+and the HIP meaning of the legacy intrinsics (HIP406)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,8 @@ from ...findings import Edit
 from ..api_tables import version_tuple
 from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
-from .cuda_ast import (call_args, callee_name, capture, declarator_name, enclosing_function, find_declaration,
-                       function_body, int_value, literal_suffix, named, text, type_text, walk)
-from .thread_taint import thread_taint
+from .cuda_ast import (call_args, callee_name, capture, declarator_name, enclosing_function, file_scope_declaration,
+                       find_declaration, function_body, int_value, literal_suffix, named, text, type_text, walk)
 
 # `_sync` functions whose first argument is the lane mask
 MASKED = frozenset({
@@ -101,7 +100,7 @@ def classify_mask(node: ts.Node, ctx, *, depth: int = 0) -> Mask:
         return Mask(None)
     if node.type == "identifier" and depth < 3:
         name = text(node, data)
-        found = find_declaration(node, name, data) or _global_declaration(ctx, name)
+        found = find_declaration(node, name, data) or file_scope_declaration(ctx, name)
         if found is not None:
             typ, decl = found
             t = _strip_type(type_text(decl, typ, data))
@@ -117,23 +116,6 @@ def classify_mask(node: ts.Node, ctx, *, depth: int = 0) -> Mask:
             return Mask(None)
         return _macro_mask(ctx, name)
     return Mask(None)
-
-
-def _global_declaration(ctx, name: str):
-    """(type node, declaration) of a file-scope variable `name` (table cached per tree)."""
-    key = ("file-scope-declarations", ctx.base)
-    table = ctx.file_cache.get(key)
-    if table is None:
-        table = {}
-        for decl in ctx.tree.root_node.named_children:
-            if decl.type != "declaration":
-                continue
-            for d in decl.children_by_field_name("declarator"):
-                var = declarator_name(d, ctx.data)
-                if var:
-                    table.setdefault(var, (decl.child_by_field_name("type"), decl))
-        ctx.file_cache[key] = table
-    return table.get(name)
 
 
 _DEFINE = r"^[ \t]*#[ \t]*define[ \t]+{name}[ \t]+(\(?\s*(0[xX][0-9a-fA-F]+|[0-9]+|~0|-1)([uUlL]*)\s*\)?)[ \t]*(//.*|/\*.*)?$"
@@ -248,7 +230,7 @@ def warp_sync_to_legacy(match, ctx, rule):
 BIT_FUNCTIONS = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": None}
 
 
-def _ballot_variable(node: ts.Node, ctx) -> tuple[ts.Node, ts.Node] | None:
+def ballot_variable(node: ts.Node, ctx) -> tuple[ts.Node, ts.Node] | None:
     """(type node, declaration) of a variable initialised from a ballot, when `node` names one."""
     if node.type != "identifier":
         return None
@@ -262,17 +244,17 @@ def _ballot_variable(node: ts.Node, ctx) -> tuple[ts.Node, ts.Node] | None:
         return None
     for d in decl.children_by_field_name("declarator"):
         value = d.child_by_field_name("value") if d.type == "init_declarator" else None
-        if declarator_name(d, data) == name and value is not None and _is_ballot(value, data):
+        if declarator_name(d, data) == name and value is not None and is_ballot(value, data):
             return typ, decl
     fn = enclosing_function(node)
     for n in walk(function_body(fn)) if fn is not None and function_body(fn) is not None else ():
         if n.type == "assignment_expression" and text(n.child_by_field_name("left"), data) == name \
-                and _is_ballot(n.child_by_field_name("right"), data):
+                and is_ballot(n.child_by_field_name("right"), data):
             return typ, decl
     return None
 
 
-def _is_ballot(node: ts.Node | None, data: bytes) -> bool:
+def is_ballot(node: ts.Node | None, data: bytes) -> bool:
     while node is not None and node.type == "parenthesized_expression" and len(named(node)) == 1:
         node = named(node)[0]
     return node is not None and node.type == "call_expression" and callee_name(node, data) in BALLOTS
@@ -289,7 +271,7 @@ def ballot_truncated(node, env, ctx, args):
         if len(arguments) != 1:
             return False
         arg = arguments[0]
-        if _is_ballot(arg, data) or _ballot_variable(arg, ctx) is not None:
+        if is_ballot(arg, data) or ballot_variable(arg, ctx) is not None:
             return {"WHAT": capture(node, data, f"`{name}` takes 32 bits, so `{text(arg, data)}` loses lanes 32-63")}
         return False
     if name not in BALLOTS:
@@ -347,123 +329,6 @@ def ballot_to_64_bit(match, ctx, rule):
     typ = decl.child_by_field_name("type")
     return BuiltFix([Edit(typ.start_byte, typ.end_byte, "unsigned long long")],
                     description="Store the mask in `unsigned long long` (HIP's ballot type)")
-
-
-# ---------------------------------------------------------------- hard-coded warp size 32
-
-WARP_NAME = re.compile(r"warp_?size|warpsz|wavefront_?size|wave_?size", re.IGNORECASE)
-LANE_NAME = re.compile(r"warp|lane|wid\b|wave", re.IGNORECASE)
-SHUFFLES = frozenset({"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync",
-                      "__shfl_down_sync", "__shfl_xor_sync"})
-# operator -> the literal that means "warp size 32" with it
-LANE_ARITH = {"%": 32, "/": 32, "&": 31, ">>": 5}
-# the node kinds cuda_ast.int_value can give a value for
-_INT_VALUE_KINDS = frozenset({"number_literal", "parenthesized_expression"})
-ADVICE = "use `warpSize` (or the `__AMDGCN_WAVEFRONT_SIZE` macro / hipDeviceAttributeWarpSize where a constant is needed)"
-
-
-def _lane_arith(node: ts.Node, ctx) -> str | None:
-    data = ctx.data
-    right = node.child_by_field_name("right")
-    if right is None or right.type not in _INT_VALUE_KINDS:
-        return None  # int_value(right) is None: no operator compares equal (most expressions)
-    op = text(node.child_by_field_name("operator"), data)
-    if op not in LANE_ARITH or int_value(right, data) != LANE_ARITH[op]:
-        return None
-    left = node.child_by_field_name("left")
-    taint = thread_taint(node, ctx)
-    per_thread = taint is not None and taint.depends(left)
-    block_size = op in ("/", ">>") and "blockDim" in text(left, data)
-    if not (per_thread or block_size):
-        return None
-    return f"`{' '.join(text(node, data).split())}`"
-
-
-def _shuffle_loop(node: ts.Node, ctx) -> str | None:
-    data = ctx.data
-    init = node.child_by_field_name("initializer")
-    cond = node.child_by_field_name("condition")
-    var = None
-    start = None
-    if init is not None and init.type == "declaration":
-        d = init.child_by_field_name("declarator")
-        if d is not None and d.type == "init_declarator":
-            var, start = declarator_name(d, data), int_value(d.child_by_field_name("value"), data)
-    elif init is not None and init.type == "assignment_expression":
-        var, start = text(init.child_by_field_name("left"), data), int_value(init.child_by_field_name("right"), data)
-    bound = int_value(cond.child_by_field_name("right"), data) if cond is not None and cond.type == "binary_expression" else None
-    if var is None or (start != 16 and bound != 32):
-        return None
-    body = node.child_by_field_name("body")
-    for n in walk(body) if body is not None else ():
-        if n.type == "call_expression" and callee_name(n, data) in SHUFFLES \
-                and any(var in {text(x, data) for x in walk(a) if x.type == "identifier"} for a in call_args(n)):
-            what = f"offset {start}" if start == 16 else "bound 32"
-            return f"a shuffle loop with {what} (`{' '.join(text(init, data).split()).rstrip(';')}`)"
-    return None
-
-
-def _warp_constant(node: ts.Node, ctx) -> str | None:
-    data = ctx.data
-    if node.type == "preproc_def":
-        name = text(node.child_by_field_name("name"), data)
-        value = node.child_by_field_name("value")
-        if WARP_NAME.search(name) and value is not None and text(value, data).strip().strip("()").rstrip("uU") == "32":
-            return f"`#define {name} 32`"
-        return None
-    for d in node.children_by_field_name("declarator"):
-        if d.type == "init_declarator":
-            name = declarator_name(d, data)
-            if name and WARP_NAME.search(name) and int_value(d.child_by_field_name("value"), data) == 32:
-                return f"`{name} = 32`"
-        if d.type == "array_declarator" and _per_warp_array(node, d, ctx):
-            return f"the per-warp array `{declarator_name(d, data)}[32]`"
-    return None
-
-
-def _per_warp_array(decl: ts.Node, d: ts.Node, ctx) -> bool:
-    """A 1-D `__shared__` array of 32 elements indexed by a warp or lane id somewhere in its
-    function (2-D tiles like `[32][33]` are block tiles, not per-warp storage)."""
-    data = ctx.data
-    if d.child_by_field_name("declarator").type != "identifier":
-        return False
-    if int_value(d.child_by_field_name("size"), data) != 32:
-        return False
-    if not any(text(c, data) == "__shared__" for c in decl.children if c.type == "type_qualifier"):
-        return False
-    name = declarator_name(d, data)
-    scope = enclosing_function(decl)
-    scope = function_body(scope) if scope is not None else ctx.tree.root_node
-    for n in walk(scope):
-        if n.type != "subscript_expression" or text(n.child_by_field_name("argument"), data) != name:
-            continue
-        index = n.child_by_field_name("indices") or n.child_by_field_name("index")
-        if index is None:
-            continue
-        idx_text = text(index, data)
-        if any(LANE_NAME.search(text(x, data)) for x in walk(index) if x.type == "identifier"):
-            return True
-        if re.search(r"threadIdx\.\w\s*(/|%|>>|&)", idx_text):
-            return True
-    return False
-
-
-@predicate("hard-coded-warp-size")
-def hard_coded_warp_size(node, env, ctx, args):
-    """Warp size 32 written into the code where it means the warp: lane / warp ids from the
-    thread index (`% 32`, `& 31`, `/ 32`, `>> 5`), shuffle loops from offset 16, per-warp
-    `__shared__` arrays `[32]`, and `WARP_SIZE = 32` constants. Adds $WHAT."""
-    if node.type == "binary_expression":
-        what = _lane_arith(node, ctx)
-    elif node.type == "for_statement":
-        what = _shuffle_loop(node, ctx)
-    elif node.type in ("preproc_def", "declaration"):
-        what = _warp_constant(node, ctx)
-    else:
-        what = None
-    if what is None:
-        return False
-    return {"WHAT": capture(node, ctx.data, what)}
 
 
 # ---------------------------------------------------------------- legacy (maskless) intrinsics
