@@ -106,6 +106,19 @@ def test_warp_sync_rules_follow_target_rocm(cli, tmp_path, target, code, expect)
         assert "has no `_sync` warp functions" in [f["message"] for f in found if f["code"] == "HIP403"][0]
 
 
+@pytest.mark.parametrize("target", ["5.2", "6.2"])
+def test_one_warp_sync_call_gets_one_availability_finding(cli, tmp_path, target):
+    """HIP102 ("needs ROCm 7.0.0", from the name tables) and HIP403 used to report the same
+    `__shfl_xor_sync`; HIP403's finding says it once, with both facts."""
+    src = tmp_path / "w.cu"
+    src.write_text(WARP)
+    found = json.loads(cli("check", "--isolated", "--format", "json", "--target-rocm", target, src).stdout)["findings"]
+    line = WARP.splitlines().index("  v += __shfl_xor_sync(0xffffffff, v, 1);") + 1
+    at_call = [f for f in found if f["line"] == line and f["code"] in ("HIP102", "HIP403")]
+    assert [f["code"] for f in at_call] == ["HIP403"]
+    assert "ROCm 7.0" in at_call[0]["message"] and "-DHIP_ENABLE_WARP_SYNC_BUILTINS" in at_call[0]["message"]
+
+
 def test_default_stream_mapping_agrees_with_the_build_flag_table():
     """The source rules (HIP302) and the build-file flag rules must map nvcc's setting alike."""
     import yaml

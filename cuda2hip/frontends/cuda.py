@@ -198,7 +198,7 @@ class CudaFrontend(Frontend):
         run_macro_bodies(ctx, active)
         report_parse_recovery(ctx, rules, [e.start_byte for e in errors])
         # Fragments may report the same place twice (e.g. a body seen as tokens and as a tree).
-        ctx.findings[:] = _dedupe(ctx.findings)
+        ctx.findings[:] = rules.drop_superseded(_dedupe(ctx.findings))
         if has_directives:
             directives = parse_directives([(c.start_byte, c.end_byte) for c in comments], source)
             settle_suppressions(ctx, rules, directives)

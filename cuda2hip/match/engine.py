@@ -48,6 +48,22 @@ class RuleSet:
         self.by_id = {r.id: r for r in rules}
 
     @cached_property
+    def supersedes(self) -> dict[str, frozenset[str]]:
+        """Code -> the codes whose findings at the same range its findings replace."""
+        return {e.rule.code: frozenset(e.rule.supersedes) for e in self._entries if e.rule.supersedes}
+
+    def drop_superseded(self, findings: list) -> list:
+        """`findings` without those inside the range of a finding that supersedes them."""
+        table = self.supersedes
+        if not table:
+            return findings
+        over = [(f.start, f.end, table[f.code]) for f in findings if f.code in table]
+        if not over:
+            return findings
+        return [f for f in findings
+                if not any(s <= f.start and f.end <= e and f.code in codes for s, e, codes in over)]
+
+    @cached_property
     def rules(self) -> list[CompiledRule]:
         """Every rule of the set, compiled."""
         return [self._compiled(r) for r in self._entries]

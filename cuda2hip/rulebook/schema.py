@@ -114,6 +114,9 @@ class Rule(_Strict, kw_only=True):
     message: str
     enabled: bool = True
     effort: EffortName = "low"
+    # codes whose findings inside the range of this rule's findings are dropped (one construct,
+    # one finding: the rule that knows more says it)
+    supersedes: list[Code] = []
     fix: FixSpec | None = None
     docs: Docs
     options: dict[str, Any] = {}

@@ -30,6 +30,13 @@ BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask"})
 WARP_SYNC_OPT_IN = version_tuple("6.2")  # -DHIP_ENABLE_WARP_SYNC_BUILTINS
 WARP_SYNC_DEFAULT = version_tuple("7.0")
 FULL_MASK_64 = "0xffffffffffffffffull"
+# Not behind -DHIP_ENABLE_WARP_SYNC_BUILTINS in ROCm 6.2-6.4 (amd_warp_sync_functions.h of 6.4
+# declares only the shuffles, votes, ballots, matches and, in amd_warp_functions.h,
+# __activemask): absent from every 6.x release.
+NOT_IN_ROCM_6 = frozenset({"__syncwarp", "__uni_sync", "__reduce_add_sync", "__reduce_min_sync", "__reduce_max_sync",
+                           "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync"})
+# ... of which ROCm 7.x declares these
+IN_ROCM_7 = NOT_IN_ROCM_6 - {"__uni_sync"}
 
 TYPES_32 = frozenset({"int", "unsigned", "unsigned int", "signed", "signed int", "uint32_t", "int32_t",
                       "std::uint32_t", "std::int32_t", "uint", "unsigned int32_t"})
@@ -190,24 +197,28 @@ def warp_sync_unavailable(node, env, ctx, args):
     if target is None or target >= WARP_SYNC_DEFAULT:
         return False
     t = ctx.settings.target_rocm
-    if target < WARP_SYNC_OPT_IN:
+    if name in NOT_IN_ROCM_6:
+        why = (f"ROCm {t} does not declare `{name}`: no ROCm 6.x does, not even with "
+               "-DHIP_ENABLE_WARP_SYNC_BUILTINS" + (" (ROCm 7.x declares it)" if name in IN_ROCM_7 else ""))
+    elif target < WARP_SYNC_OPT_IN:
         why = (f"ROCm {t} has no `_sync` warp functions (HIP declares them from ROCm 6.2 with "
                "-DHIP_ENABLE_WARP_SYNC_BUILTINS, by default from ROCm 7.0)")
     else:
-        why = (f"ROCm {t} declares the `_sync` warp functions only when compiled with "
-               "-DHIP_ENABLE_WARP_SYNC_BUILTINS (by default from ROCm 7.0)")
+        why = (f"ROCm {t} declares `{name}` only when compiled with -DHIP_ENABLE_WARP_SYNC_BUILTINS "
+               "(by default from ROCm 7.0)")
     return {"FN": capture(node.child_by_field_name("function"), ctx.data, name), "WHY": capture(node, ctx.data, why)}
 
 
 @fix_builder("warp-sync-to-legacy")
 def warp_sync_to_legacy(match, ctx, rule):
-    """Below ROCm 6.2: the maskless builtin, where the mask is the full (or active) mask."""
+    """Below ROCm 6.2: the maskless builtin, where the mask is the full (or active) mask (and
+    `__syncwarp`, which no 6.x declares, below 7.0)."""
     target = _target(ctx)
-    if target is None or target >= WARP_SYNC_OPT_IN:
-        return None  # 6.2 - 6.x: the functions exist behind a define; nothing to rewrite
     node = match.node
     data = ctx.data
     name = callee_name(node, data)
+    if target is None or target >= (WARP_SYNC_DEFAULT if name == "__syncwarp" else WARP_SYNC_OPT_IN):
+        return None  # 6.2 - 6.x: the functions exist behind a define; nothing to rewrite
     arguments = call_args(node)
     if name == "__activemask":
         return BuiltFix([Edit(node.start_byte, node.end_byte, "__ballot(1)")],
