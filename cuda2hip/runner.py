@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Protocol
 from .discover import SourceFile, discover, with_local_headers
 from .findings import FileError, Finding
 from .match.engine import FIX_REVERTED, Engine
+from .project_names import drop_names_defined_elsewhere
 from .settings import Settings
 from .source import SourceError, SourceText, read_bytes
 
@@ -394,6 +395,7 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
     finally:
         if cache is not None:
             cache.close()
+    drop_names_defined_elsewhere(results)
     return results  # type: ignore[return-value]
 
 

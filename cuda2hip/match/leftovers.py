@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ..findings import Severity
+from ..project_names import DEFINED, UNKNOWN
 from .api_tables import ApiEntry, all_table_paths, as_entry, table_rows
 from .compiled import CompiledRule, rule_kind
 from .defined_names import file_definitions
@@ -104,17 +105,20 @@ class UnknownNameRule(CompiledRule):
         if name in defs:
             if defs[name] == ctx.base + start:
                 self._report(ctx, start, end, name, "a name this project defines that looks like a CUDA "
-                             "name; it is not renamed", severity=Severity.INFO)
+                             "name; it is not renamed", severity=Severity.INFO, key=DEFINED)
             return
         if name in _included_definitions(ctx):
             return
+        # (dropped by the run where another file of it defines the name: project_names.py)
         self._report(ctx, start, end, name, "an unknown CUDA name: in none of the CUDA -> HIP tables "
-                     "(HIPIFY's, CUDA 12.6 / ROCm 6.3); port it by hand")
+                     "(HIPIFY's, CUDA 12.6 / ROCm 6.3); port it by hand", key=UNKNOWN)
 
-    def _report(self, ctx, start, end, name, reason, severity=None):
+    def _report(self, ctx, start, end, name, reason, severity=None, key=None):
         text = name.decode("utf-8", "replace")
-        ctx.report(self, start, end, self.message(NAME=text, REASON=reason), severity=severity,
-                   data={"reason": reason})
+        data = {"reason": reason}
+        if key is not None:
+            data[key] = text
+        ctx.report(self, start, end, self.message(NAME=text, REASON=reason), severity=severity, data=data)
 
 
 _WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
