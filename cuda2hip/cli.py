@@ -65,6 +65,8 @@ def common_options(fn):
         click.option("--no-cache", is_flag=True, help="Do not read or write the cache."),
         click.option("--show-suppressed", is_flag=True, help="Also print suppressed findings."),
         click.option("--force-exclude", is_flag=True, default=None, help="Apply exclude patterns to paths named on the command line too."),
+        click.option("--markdown-limit", type=click.IntRange(min=0), metavar="CHARS",
+                     help="Longest --format markdown report (default 65536, a GitHub comment; 0: no limit)."),
     ]
     for opt in reversed(options):
         fn = opt(fn)
@@ -109,6 +111,8 @@ def _settings(opts: dict):
         settings.force_exclude = True
     if opts.get("unsafe_fixes"):
         settings.unsafe_fixes = True
+    if opts.get("markdown_limit") is not None:
+        settings.markdown_limit = opts["markdown_limit"]
     return settings
 
 

@@ -7,7 +7,7 @@ paths in it (rule directories, excludes, per-file-ignores) are relative to its d
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
 
@@ -39,6 +39,7 @@ class ConfigFile(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_
     kernel_launch: Literal["keep", "hip"] = "keep"
     jobs: int | None = None
     cache: bool = True
+    markdown_limit: Annotated[int, msgspec.Meta(ge=0)] = 65536
     # free-form tables of frontends and rule families (e.g. [tool.cuda2hip.python])
     python: dict[str, Any] = {}
     build: dict[str, Any] = {}
@@ -130,6 +131,7 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
         kernel_launch=cfg.kernel_launch,
         jobs=cfg.jobs,
         use_cache=cfg.cache,
+        markdown_limit=cfg.markdown_limit,
         extra={"python": dict(cfg.python), "build": dict(cfg.build)},
     )
 

@@ -34,6 +34,9 @@ class Applicability(str, Enum):
 
 
 EFFORTS = ("none", "low", "medium", "high")
+# Finding.extra key: the API (name, header, flag) a finding is about; the manual-work estimate
+# counts one port per rule and API (report/effort.py)
+API = "api"
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ class Settings:
     show_suppressed: bool = False
     jobs: int | None = None
     use_cache: bool = True
+    markdown_limit: int = 65536  # longest --format markdown report (characters; 0: no limit)
     # migration target
     target_rocm: str | None = None
     experimental: bool = False

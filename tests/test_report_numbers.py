@@ -54,8 +54,14 @@ def test_all_formats_report_the_same_numbers(tmp_path):
     base = ("check", "--isolated", "--select", SELECT, ".")
     s = json.loads(_run(project, *base, "--format", "json"))["summary"]
     assert s["findings"] == 14 and s["suppressed"] == 1 and s["by_severity"]["error"] == 3
-    assert s["manual_work"] == {"minutes": 360, "findings": 3, "by_effort": {"none": 0, "low": 0, "medium": 0, "high": 3},
-                                "minutes_per_effort": {"none": 0, "low": 5, "medium": 30, "high": 120}}
+    mw = s["manual_work"]
+    # three distinct APIs without a HIP equivalent (HIP102, high: 2 h each); the 11 safe fixes
+    # are the tool's work
+    assert {k: mw[k] for k in ("minutes", "findings", "ports", "by_effort", "left_out", "minutes_by_rule")} == {
+        "minutes": 360, "findings": 3, "ports": 3, "by_effort": {"none": 0, "low": 0, "medium": 0, "high": 3},
+        "left_out": {"info_or_hint": 0, "safe_fix": 11}, "minutes_by_rule": {"HIP102": 360}}
+    assert mw["minutes_per_effort"] == {"none": 0, "low": 5, "medium": 30, "high": 120}
+    assert mw["minutes_per_further_site"] == {"none": 0, "low": 1, "medium": 5, "high": 10}
 
     sarif = json.loads(_run(project, *base, "--format", "sarif"))["runs"][0]
     active = [r for r in sarif["results"] if not r.get("suppressions")]
@@ -194,8 +200,10 @@ def test_formats_handle_rules_of_any_kind_severity_and_effort(tmp_path):
     s = json.loads(_run(project, "check", "--format", "json", "src"))["summary"]
     assert s["by_rule"]["USR501"] == 2 and s["by_rule"]["USR502"] == 1
     assert s["by_severity"]["info"] == 2 and s["by_severity"]["hint"] == 1
-    # 2 medium (unsafe fix: still manual) + 1 high (display-only) + HIP102's three highs.
-    assert s["manual_work"]["minutes"] == 2 * 30 + 120 + 3 * 120
+    # The info and hint findings of the user rules are left out, whatever their effort and fix;
+    # HIP102's three highs (three distinct APIs) remain.
+    assert s["manual_work"]["minutes"] == 3 * 120
+    assert s["manual_work"]["left_out"]["info_or_hint"] == 3
     sarif_log = json.loads(_run(project, "check", "--format", "sarif", "src"))
     sarif = sarif_log["runs"][0]
     levels = [r["level"] for r in sarif["results"] if r["ruleId"].startswith("USR")]
@@ -207,7 +215,7 @@ def test_formats_handle_rules_of_any_kind_severity_and_effort(tmp_path):
     assert not sarif_schema_errors(sarif_log)
     assert github.count("::notice ") == 3
     md = _run(project, "check", "--format", "markdown", "src")
-    assert "| `USR501` device-printf | 2 | info | medium |" in md
+    assert "| `USR501` device-printf | 2 | info | medium | none |" in md
     page = html_summary(_run(project, "check", "--format", "html", "src"))
     assert page["by_rule.USR501"] == "2" and page["by_severity.hint"] == "1"
     assert page["manual_work.minutes"] == str(s["manual_work"]["minutes"])

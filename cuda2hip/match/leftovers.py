@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from ..findings import Severity
+from ..findings import API, Severity
 from ..project_names import DEFINED, UNKNOWN
 from .api_tables import ApiEntry, all_table_paths, as_entry, table_rows
 from .compiled import CompiledRule, rule_kind
@@ -118,6 +118,8 @@ class UnknownNameRule(CompiledRule):
         data = {"reason": reason}
         if key is not None:
             data[key] = text
+        if key == UNKNOWN:
+            data[API] = text
         ctx.report(self, start, end, self.message(NAME=text, REASON=reason), severity=severity, data=data)
 
 
@@ -215,4 +217,4 @@ class UnknownHeaderRule(CompiledRule):
             reason = f"its counterpart `{target}` is used {flag}"
         else:
             reason = "no HIP counterpart is known"
-        ctx.report(self, pstart, pend, self.message(HEADER=header, REASON=reason), data={"reason": reason})
+        ctx.report(self, pstart, pend, self.message(HEADER=header, REASON=reason), data={"reason": reason, API: header})

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..findings import Edit
+from ..findings import API, Edit
 from .builders import BuiltFix, Match, get_builder
 from .calls import CALL
 from .compiled import CompiledRule, RuleCompileError, rule_kind
@@ -17,6 +17,15 @@ from .rule_object import (AllMatcher, HasMatcher, KindMatcher, KindSetMatcher, R
 # their text (see frontends/cuda.py:_visit_by_text).
 _LEAF_NAME_KINDS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"})
 _WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+# Message placeholders that name the API a finding is about (the manual-work estimate counts one
+# port per rule and API: report/effort.py), in order of preference.
+API_CAPTURES = ("NAME", "FN", "HEADER", "FLAG", "PROGRAM", "VAR", "PTX", "COND")
+
+
+def api_capture(message: str) -> str | None:
+    """The first of API_CAPTURES the message uses as `$X`."""
+    used = set(re.findall(r"\$([A-Z_][A-Z0-9_]*)", message))
+    return next((name for name in API_CAPTURES if name in used), None)
 
 
 def indent_continuation(text: str, indent: str) -> str:
@@ -66,6 +75,7 @@ class PatternRule(CompiledRule):
         self.alternatives = self.matcher.alternatives
         if self.kinds == {CALL} and self.matcher.callees is not None:
             self.callees = self.matcher.callees
+        self.api = api_capture(rule.message)
         self.node_matcher = self.matcher if self.query is not None else _without_kind_tests(self.matcher, self.kinds)
         spellings = self.matcher.spellings
         if (self.query is None and rule.language == "cuda" and spellings is not None
@@ -157,5 +167,8 @@ class PatternRule(CompiledRule):
             text = expand_template(self.template, env)
             text = indent_continuation(text, ctx.source.indentation_at(ctx.base + tstart))
             edits = [Edit(tstart, tend, text)]
+        cap = env.get(self.api) if self.api else None
+        if cap is not None:
+            data = {**(data or {}), API: " ".join(cap.text.split())}
         ctx.report(self, start, end, message, edits=edits, applicability=applicability,
                    description=description, effort=effort, data=data)

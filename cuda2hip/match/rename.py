@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..findings import Edit
+from ..findings import API, Edit
 from .api_tables import ApiEntry, as_entry, resolve_tables, table_rows, version_tuple
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .defined_names import file_definitions
@@ -255,7 +255,7 @@ class UnmappedRule(_TableRule):
         if not CUDA_LOOKING.match(entry.cuda.encode()) and not is_call_of_undefined(ctx, node, start, end):
             return
         msg = self.message(NAME=entry.cuda, REASON=res.reason, SECTION=entry.section, LIBRARY=entry.library)
-        ctx.report(self, start, end, msg, data={"reason": res.reason, "library": entry.library})
+        ctx.report(self, start, end, msg, data={"reason": res.reason, "library": entry.library, API: entry.cuda})
 
 
 class NameTables(CompiledRule):

@@ -15,8 +15,9 @@ from pathlib import Path
 from .. import __version__
 from . import codeview
 from .diff import unified_diff
+from .effort import PORT_MINUTES, SITE_MINUTES, estimate
 from .sources import Sources, repo_path
-from .summary import EFFORT_MINUTES, ESTIMATE_EXPLANATION, format_minutes, summarize
+from .summary import ESTIMATE_EXPLANATION, format_minutes, summarize
 
 # Code frames and fix previews are most of a finding's size: past this many findings the
 # page lists findings without them (a note says so), so a huge run stays a loadable page.
@@ -131,19 +132,22 @@ def build_context(run, ctx) -> dict:
     codes = sorted({f.code for f in run.findings} | {f.code for f in run.fixed})
     rules = [r for r in (engine.rule_by_code(c) for c in codes) if r is not None]
     active = [f for f in run.findings if not f.suppressed]
-    manual_by_rule = Counter(f.code for f in active if f.fix is None or f.fix.applicability.value != "safe")
-    minutes_by_rule = Counter()
+    est = estimate(active)
+    severities_by_rule: dict[str, Counter] = defaultdict(Counter)
     for f in active:
-        if f.fix is None or f.fix.applicability.value != "safe":
-            minutes_by_rule[f.code] += EFFORT_MINUTES.get(f.effort, 0)
+        severities_by_rule[f.code][f.severity.label] += 1
     fixed_by_rule = Counter(f.code for f in run.fixed)
     suppressed_by_rule = Counter(f.code for f in run.findings if f.suppressed)
     rule_rows = []
     for r in rules:
+        # the severities its findings have (a builder may lower one, e.g. HIP190's info), most
+        # severe first; the rule's own where none is left
+        found = severities_by_rule.get(r.code)
+        shown = [(sev, found[sev]) for sev in SEVERITIES if found and found[sev]] or [(r.severity, 0)]
         rule_rows.append({
-            "code": r.code, "id": r.id, "severity": r.severity, "summary": r.summary, "effort": r.effort,
-            "findings": s["by_rule"].get(r.code, 0), "manual": manual_by_rule[r.code],
-            "minutes": minutes_by_rule[r.code], "fixed": fixed_by_rule[r.code],
+            "code": r.code, "id": r.id, "severities": shown, "summary": r.summary, "effort": r.effort,
+            "findings": s["by_rule"].get(r.code, 0), "manual": est.findings_by_rule[r.code],
+            "minutes": est.minutes_by_rule[r.code], "fixed": fixed_by_rule[r.code],
             "suppressed": suppressed_by_rule[r.code], "fix": r.fix.applicability if r.fix else "",
         })
     return {
@@ -156,7 +160,8 @@ def build_context(run, ctx) -> dict:
         "files": files,
         "rule_rows": rule_rows,
         "rule_docs": [(r, _rule_doc_html(r)) for r in rules],
-        "effort_minutes": EFFORT_MINUTES,
+        "port_minutes": PORT_MINUTES,
+        "site_minutes": SITE_MINUTES,
         "estimate": format_minutes(s["manual_work"]["minutes"]),
         "estimate_explanation": ESTIMATE_EXPLANATION,
         "format_minutes": format_minutes,

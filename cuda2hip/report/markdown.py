@@ -1,6 +1,11 @@
-"""`--format markdown`: a pull-request comment. A summary table (severity, rule, effort and the
-manual-work estimate), then one collapsible list per file. `fix --report x.md` adds the diff of
-every changed file."""
+"""`--format markdown`: a pull-request comment. The summary tables (severity, rule, effort and the
+manual-work estimate) in full, then the findings that matter most (most severe, hardest first)
+in a collapsible list per file, then, for `fix --report x.md`, the diff of every changed file.
+
+A PR comment holds 65,536 characters: the report stays within `markdown-limit` (that by
+default; 0: no limit). What does not fit is left out, most severe kept, and a last line says
+how much was left out and how to get all of it.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,20 @@ import html
 from collections import defaultdict
 from pathlib import Path
 
+from ..findings import EFFORTS
 from .diff import unified_diff
 from .sources import repo_path
 from .summary import ESTIMATE_EXPLANATION, format_minutes, summarize, visible
 
 SEVERITY_ICONS = {"error": "🔴", "warning": "🟠", "info": "🔵", "hint": "⚪"}
 FIX_LABELS = {"safe": "safe fix", "unsafe": "unsafe fix", "display-only": "suggestion"}
+# room kept for the line that says what was left out
+TRAILER_RESERVE = 600
+
+
+def size(text: str) -> int:
+    """Length as GitHub may count it at most: UTF-16 code units (an emoji counts 2)."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 def _text(text: str) -> str:
@@ -33,9 +46,7 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
-def render(run, ctx) -> str:
-    s = summarize(run, ctx.settings.fail_on)
-    root = Path(ctx.settings.root)
+def _summary(run, ctx, s) -> list[str]:
     mode = run.mode.value
     out = []
     head = (f"{_plural(s['findings'], 'finding')} in {s['files_with_findings']} of "
@@ -49,51 +60,142 @@ def render(run, ctx) -> str:
     if mode != "check":
         rows.append(("Files changed", s["files_changed"]))
     rows += [("Findings", s["findings"]),
-            (f"Failing (≥ {s['fail_on']})", s["failing"]), ("Suppressed", s["suppressed"])]
+             (f"Failing (≥ {s['fail_on']})", s["failing"]), ("Suppressed", s["suppressed"])]
     if s["baselined"]:
         rows.append(("In the baseline", s["baselined"]))
     if mode != "check":
         rows.append(("Fixed", s["fixed"]))
+    mw = s["manual_work"]
     rows += [("File errors", len(s["errors"])),
-             ("Manual work left (estimate)", format_minutes(s["manual_work"]["minutes"]))]
+             ("Manual work left (estimate)", f"{format_minutes(mw['minutes'])}" + (
+                 f" ({_plural(mw['ports'], 'port')}, {_plural(mw['findings'], 'finding')})" if mw["ports"] else ""))]
     out += ["| | |", "|---|---:|"] + [f"| {k} | {v} |" for k, v in rows] + [""]
-    if s["findings"]:
-        out += ["| Severity | Findings |", "|---|---:|"]
-        out += [f"| {SEVERITY_ICONS[k]} {k} | {v} |" for k, v in s["by_severity"].items() if v]
-        out += ["", "| Rule | Findings | Severity | Effort | Summary |", "|---|---:|---|---|---|"]
-        for code, n in s["by_rule"].items():
-            rule = ctx.engine.rule_by_code(code)
-            out.append(f"| `{code}` {rule.id if rule else ''} | {n} | {rule.severity if rule else ''} | "
-                       f"{rule.effort if rule else ''} | {_cell(rule.summary) if rule else ''} |")
-        fixable = s["fixable"]
-        if fixable["safe"] and mode == "check":
-            out += ["", f"{_plural(fixable['safe'], 'finding')} can be fixed with `cuda2hip fix`"
-                    + (f"; {fixable['unsafe']} more with `--unsafe-fixes`." if fixable["unsafe"] else ".")]
-        out += ["", f"<sub>{ESTIMATE_EXPLANATION}</sub>", ""]
-        by_file = defaultdict(list)
-        for f in visible(run.findings, ctx.show_suppressed):
-            by_file[f.path].append(f)
-        for path in sorted(by_file):
-            items = sorted(by_file[path], key=lambda f: (f.line, f.column, f.code))
-            out += [f"<details><summary><code>{html.escape(repo_path(path, root))}</code>: "
-                    f"{_plural(len(items), 'finding')}</summary>", ""]
-            for f in items:
-                extra = f" ({FIX_LABELS[f.fix.applicability.value]})" if f.fix is not None else ""
-                if f.suppressed:
-                    extra += " (suppressed)"
-                out.append(f"- {SEVERITY_ICONS[f.severity.label]} line {f.line}:{f.column} "
-                           f"**{f.code}** {_text(f.message)}{extra}")
-            out += ["", "</details>", ""]
-    if s["errors"]:
-        out += ["### File errors", ""] + [f"- `{repo_path(e['path'], root)}`: {_text(e['reason'])}" for e in s["errors"]] + [""]
+    if not s["findings"]:
+        return out
+    out += ["| Severity | Findings |", "|---|---:|"]
+    out += [f"| {SEVERITY_ICONS[k]} {k} | {v} |" for k, v in s["by_severity"].items() if v]
+    out += ["", "| Rule | Findings | Severity | Effort | Estimate | Summary |", "|---|---:|---|---|---:|---|"]
+    for code, n in s["by_rule"].items():
+        rule = ctx.engine.rule_by_code(code)
+        sevs = s["by_rule_severity"][code]
+        severity = ", ".join(sev if len(sevs) == 1 else f"{sev} {k}" for sev, k in sevs.items())
+        out.append(f"| `{code}` {rule.id if rule else ''} | {n} | {severity} | {rule.effort if rule else ''} | "
+                   f"{format_minutes(mw['minutes_by_rule'].get(code, 0))} | {_cell(rule.summary) if rule else ''} |")
+    fixable = s["fixable"]
+    if fixable["safe"] and run.mode.value == "check":
+        out += ["", f"{_plural(fixable['safe'], 'finding')} can be fixed with `cuda2hip fix`"
+                + (f"; {fixable['unsafe']} more with `--unsafe-fixes`." if fixable["unsafe"] else ".")]
+    left = mw["left_out"]
+    out += ["", f"<sub>{ESTIMATE_EXPLANATION} Left out here: {left['info_or_hint']} info / hint, "
+                f"{left['safe_fix']} with a safe fix.</sub>", ""]
+    return out
+
+
+def _priority(f) -> tuple:
+    """Most severe first, then the hardest, then where they are."""
+    return (f.suppressed, -int(f.severity), -(EFFORTS.index(f.effort) if f.effort in EFFORTS else 0),
+            f.path, f.line, f.column, f.code)
+
+
+def _finding_line(f) -> str:
+    extra = f" ({FIX_LABELS[f.fix.applicability.value]})" if f.fix is not None else ""
+    if f.suppressed:
+        extra += " (suppressed)"
+    return f"- {SEVERITY_ICONS[f.severity.label]} line {f.line}:{f.column} **{f.code}** {_text(f.message)}{extra}"
+
+
+def _file_open(path: str, root: Path, n: int, shown: int) -> list[str]:
+    count = _plural(n, "finding") + (f", {shown} shown" if shown < n else "")
+    return [f"<details><summary><code>{html.escape(repo_path(path, root))}</code>: {count}</summary>", ""]
+
+
+FILE_CLOSE = ["", "</details>", ""]
+
+
+class _Budget:
+    def __init__(self, limit: int, used: int):
+        self.left = limit - used - TRAILER_RESERVE if limit > 0 else None
+
+    def take(self, cost: int) -> bool:
+        if self.left is None:
+            return True
+        if cost > self.left:
+            self.left = -1  # nothing after the first that does not fit: the order is the priority
+            return False
+        self.left -= cost
+        return True
+
+
+def _findings(run, ctx, root: Path, budget: _Budget) -> tuple[list[str], int]:
+    """The per-file lists of the findings that fit, and how many did not."""
+    items = sorted(visible(run.findings, ctx.show_suppressed), key=_priority)
+    totals = defaultdict(int)
+    for f in items:
+        totals[f.path] += 1
+    chosen: dict[str, list] = {}
+    for f in items:
+        line = _finding_line(f)
+        cost = size(line) + 1
+        if f.path not in chosen:  # (", N shown" at its longest)
+            cost += size("\n".join(_file_open(f.path, root, totals[f.path] + 1, totals[f.path]) + FILE_CLOSE)) + 1
+        if not budget.take(cost):
+            break
+        chosen.setdefault(f.path, []).append((f, line))
+    out = []
+    for path, shown in chosen.items():  # the file of the most severe finding first
+        out += _file_open(path, root, totals[path], len(shown))
+        out += [line for _, line in sorted(shown, key=lambda x: (x[0].line, x[0].column, x[0].code))]
+        out += FILE_CLOSE
+    return out, len(items) - sum(len(v) for v in chosen.values())
+
+
+def _errors(s, root: Path, budget: _Budget) -> tuple[list[str], int]:
+    lines = []
+    for e in s["errors"]:
+        line = f"- `{repo_path(e['path'], root)}`: {_text(e['reason'])}"
+        if not budget.take(size(line) + 1):
+            break
+        lines.append(line)
+    return (["### File errors", ""] + lines + [""] if lines else []), len(s["errors"]) - len(lines)
+
+
+def _diffs(run, root: Path, budget: _Budget) -> tuple[list[str], int]:
+    out, left = [], 0
+    for r in (r for r in run.files if r.changed):
+        rel = repo_path(r.path, root)
+        diff = unified_diff(rel, r.original, r.migrated)
+        fence = "````" if "```" in diff else "```"
+        block = [f"<details><summary><code>{html.escape(rel)}</code></summary>", "", f"{fence}diff",
+                 diff.rstrip("\n"), fence, "", "</details>", ""]
+        if left or not budget.take(size("\n".join(block)) + 1):
+            left += 1
+            continue
+        out += block
+    return (["### Changes", ""] + out if out else []), left
+
+
+def render(run, ctx) -> str:
+    s = summarize(run, ctx.settings.fail_on)
+    root = Path(ctx.settings.root)
+    limit = ctx.settings.markdown_limit
+    out = _summary(run, ctx, s)
+    budget = _Budget(limit, size("\n".join(out)) + size("### File errors\n\n\n### Changes\n\n"))
+    errors, errors_left = _errors(s, root, budget)
+    listed, findings_left = _findings(run, ctx, root, budget) if s["findings"] else ([], 0)
+    out += listed + errors
+    diffs_left = 0
     if ctx.extra.get("diffs"):
-        changed = [r for r in run.files if r.changed]
-        if changed:
-            out += ["### Changes", ""]
-            for r in changed:
-                rel = repo_path(r.path, root)
-                diff = unified_diff(rel, r.original, r.migrated)
-                fence = "````" if "```" in diff else "```"
-                out += [f"<details><summary><code>{html.escape(rel)}</code></summary>", "", f"{fence}diff",
-                        diff.rstrip("\n"), fence, "", "</details>", ""]
+        changes, diffs_left = _diffs(run, root, budget)
+        out += changes
+    parts = []
+    if findings_left:
+        parts.append(f"{findings_left} of {len(visible(run.findings, ctx.show_suppressed))} findings")
+    if errors_left:
+        parts.append(f"{errors_left} of {len(s['errors'])} file errors")
+    if diffs_left:
+        parts.append(_plural(diffs_left, "diff"))
+    if parts:
+        out += [f"**Not shown: {', '.join(parts)}**, to keep this report within {limit:,} characters "
+                "(`markdown-limit`; the most severe findings come first). `--markdown-limit 0` shows "
+                "everything; `--format html` and `--format json` hold every finding.", ""]
     return "\n".join(out).rstrip("\n") + "\n"

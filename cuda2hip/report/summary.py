@@ -5,15 +5,10 @@ from __future__ import annotations
 from collections import Counter
 
 from ..findings import EFFORTS, Severity
+from .effort import EXPLANATION, estimate
 
-# Manual-work estimate: minutes a reviewer spends on one remaining finding, by its effort.
-# Findings with a safe fix cost nothing: `cuda2hip fix` applies them. Unsafe fixes still need a
-# review, so they count like findings without a fix.
-EFFORT_MINUTES = {"none": 0, "low": 5, "medium": 30, "high": 120}
-ESTIMATE_EXPLANATION = (
-    "Each remaining finding that `cuda2hip fix` cannot apply safely counts by its effort: "
-    "none = 0 min, low = 5 min, medium = 30 min, high = 2 h; findings with a safe fix count 0 "
-    "because the tool applies them. A rough guide for planning, not a measurement.")
+# The manual-work estimate (the model: report/effort.py; stated in docs/reports.md).
+ESTIMATE_EXPLANATION = EXPLANATION
 
 
 def visible(findings, show_suppressed: bool = False):
@@ -26,11 +21,12 @@ def summarize(run, fail_on: str = "warning") -> dict:
     threshold = Severity.parse(fail_on)
     by_sev = Counter(f.severity.label for f in active)
     by_rule = Counter(f.code for f in active)
+    # the severities a rule's findings have (a rule may lower one: HIP190's project names are info)
+    rule_sev: dict[str, Counter] = {}
+    for f in active:
+        rule_sev.setdefault(f.code, Counter())[f.severity] += 1
     by_effort = Counter(f.effort for f in active)
     fixable = Counter(f.fix.applicability.value for f in active if f.fix is not None)
-    manual = [f for f in active if f.fix is None or f.fix.applicability.value != "safe"]
-    minutes = sum(EFFORT_MINUTES.get(f.effort, 0) for f in manual)
-    manual_by_effort = Counter(f.effort for f in manual)
     return {
         "mode": run.mode.value,
         "files_scanned": run.files_scanned,
@@ -43,13 +39,13 @@ def summarize(run, fail_on: str = "warning") -> dict:
         "fail_on": fail_on,
         "by_severity": {s.label: by_sev.get(s.label, 0) for s in sorted(Severity, reverse=True)},
         "by_rule": dict(sorted(by_rule.items())),
+        "by_rule_severity": {code: {sev.label: n for sev, n in sorted(c.items(), reverse=True)}
+                             for code, c in sorted(rule_sev.items())},
         "by_effort": {e: by_effort.get(e, 0) for e in EFFORTS},
         "fixable": {k: fixable.get(k, 0) for k in ("safe", "unsafe", "display-only")},
         "errors": [e.to_dict() for e in run.errors],
         "baselined": run.baselined,
-        "manual_work": {"minutes": minutes, "findings": len(manual),
-                        "by_effort": {e: manual_by_effort.get(e, 0) for e in EFFORTS},
-                        "minutes_per_effort": dict(EFFORT_MINUTES)},
+        "manual_work": estimate(active).as_dict(),
     }
 
 
