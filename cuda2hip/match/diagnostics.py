@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..findings import Edit, Finding
 from ..suppress import ONLY_DIRECTIVE, Directive, apply_suppressions, unused_codes
 from .compiled import CompiledRule, rule_kind
-from .engine import PARSE_RECOVERY, UNUSED_SUPPRESSION, RuleSet
+from .engine import PARSE_RECOVERY, UNKNOWN_SUPPRESSION_CODE, UNUSED_SUPPRESSION, RuleSet
 
 MAX_LINES_LISTED = 8
 
@@ -34,23 +34,43 @@ def report_parse_recovery(ctx, rules: RuleSet, error_starts: list[int]) -> None:
 
 
 def settle_suppressions(ctx, rules: RuleSet, directives: list[Directive]) -> None:
-    """Mark suppressed findings and report directives that suppress nothing."""
+    """Mark suppressed findings and report directives that suppress nothing (HIP001) or name
+    codes no rule has (HIP004)."""
     findings: list[Finding] = ctx.findings
     apply_suppressions(findings, directives)
-    rule = rules.diagnostic(UNUSED_SUPPRESSION)
-    if rule is None:
+    unused_rule = rules.diagnostic(UNUSED_SUPPRESSION)
+    unknown_rule = rules.diagnostic(UNKNOWN_SUPPRESSION_CODE)
+    if unused_rule is None and unknown_rule is None:
         return
+    known = rules.known_codes
     for d in directives:
-        unused = unused_codes(d, rules.known_codes, rules.selected_codes)
-        if not unused:
+        unknown = [c for c in d.codes or () if c not in known]
+        if unknown and unknown_rule is not None:
+            shown = ", ".join(_with_suggestion(c, known) for c in unknown)
+            ctx.report(unknown_rule, d.start, d.end, unknown_rule.message(CODES=shown), data={"codes": unknown})
+        unused = [c for c in unused_codes(d, known, rules.selected_codes) if c not in unknown]
+        if not unused or unused_rule is None:
             continue
         shown = "all rules" if unused == ["*"] else ", ".join(unused)
         edits = _removal_edits(ctx, d, unused)
-        f = ctx.report(rule, d.start, d.end, rule.message(CODES=shown), edits=edits,
+        f = ctx.report(unused_rule, d.start, d.end, unused_rule.message(CODES=shown), edits=edits,
                        description="Remove the unused suppression")
         # A directive naming its own unused code cannot suppress its report.
-        if d.codes and any(c in (rule.code, rule.id) for c in d.codes) and set(unused) != set(d.codes):
+        if d.codes and any(c in (unused_rule.code, unused_rule.id) for c in d.codes) and set(unused) != set(d.codes):
             f.suppressed = True
+
+
+# letters typed for the digits they look like (`HIP4O1`)
+_LOOKALIKES = str.maketrans("OIL", "011")
+
+
+def _with_suggestion(code: str, known: set[str]) -> str:
+    from difflib import get_close_matches
+
+    same = code.upper()[:3] + code.upper()[3:].translate(_LOOKALIKES)
+    near = [same] if same in known else get_close_matches(
+        code, sorted(k for k in known if k[:1].isupper()), n=1, cutoff=0.6)
+    return f"{code} (did you mean {near[0]}?)" if near else code
 
 
 def _removal_edits(ctx, d: Directive, unused: list[str]) -> list[Edit] | None:

@@ -16,6 +16,7 @@ from .compiled import CompiledRule, compile_rule
 
 # Rules the engine itself emits (kind: diagnostic), by id.
 UNUSED_SUPPRESSION = "unused-suppression"
+UNKNOWN_SUPPRESSION_CODE = "unknown-suppression-code"
 PARSE_RECOVERY = "parse-recovery"
 FIX_REVERTED = "fix-reverted"
 
