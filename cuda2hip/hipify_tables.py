@@ -25,7 +25,6 @@ LIBRARIES = {
     "cusolver": ("CUSOLVER_API_supported_by_HIP.md", "CUSOLVER_API_supported_by_HIP_and_ROC.md"),
     "cudnn": ("CUDNN_API_supported_by_HIP.md", "CUDNN_API_supported_by_HIP_and_MIOPEN.md"),
     "cub": ("CUB_API_supported_by_HIP.md", None),
-    "cufile": (None, None),  # no HIPIFY table: names added by hand (tools/generate_rule_data.py)
 }
 
 # The roc*/MIOpen-only tables repeat the second block of the *_and_ROC / *_and_MIOPEN tables.

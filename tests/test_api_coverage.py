@@ -46,7 +46,7 @@ def test_coverage_command_accounts_for_every_reference_row(args, tmp_path):
     result = json.loads(proc.stdout)
     libs = {r["library"] for r in result}
     assert {"runtime", "driver", "device", "rtc", "complex", "cublas", "curand", "cufft", "cusparse",
-            "cusolver", "cudnn", "cub", "cufile"} <= libs
+            "cusolver", "cudnn", "cub"} <= libs
     for r in result:
         assert r["complete"], r
         assert r["renamed"] + r["same-name"] + r["flagged"] == r["names"]

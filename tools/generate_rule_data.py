@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generate cuda2hip's CUDA -> HIP name tables (rules/api/data/*.json) from HIPIFY's
-documentation tables (../shared/reference/hipify-api-tables by default).
+documentation tables (a checkout of docs/tables of https://github.com/ROCm/HIPIFY: --tables DIR).
 
 Each input row `|cuda|A|D|C|R|hip|A|D|C|R|E|` (and, in the *_and_ROC / *_MIOPEN variants, a second
 target block) becomes one compact row of the output, keyed by the CUDA name; an empty HIP column
@@ -36,28 +36,16 @@ COLUMNS = [
 # runtime table) belong to the first library in this order, so that one identifier gets one
 # finding and one edit; the others record it under "shared_with" (counted by the coverage).
 PRECEDENCE = ["runtime", "driver", "device", "rtc", "complex", "cublas", "curand", "cufft",
-              "cusparse", "cusolver", "cudnn", "cub", "cufile"]
+              "cusparse", "cusolver", "cudnn", "cub"]
 
-# Names added by hand: the tables stop at ROCm 6.3 / CUDA 12.6 (see the tables' README).
-# (library, cuda, hip, section, cuda_added, hip_added, source)
-ROCM_10_1 = ("ROCm 10.1 release notes, as summarised in shared/DOMAIN-FACTS.md ('Newer ROCm "
-             "facts') and the tables' README")
-WARP_SYNC = ("shared/DOMAIN-FACTS.md 'Warp intrinsics': the _sync shuffles are opt-in from ROCm 6.2 "
-             "(-DHIP_ENABLE_WARP_SYNC_BUILTINS) and on by default from ROCm 7.0, with a 64-bit mask "
-             "(clr amd_warp_sync_functions.h)")
-_RT, _DRV = "Data types used by CUDA Runtime", "CUDA Driver Data Types"
+# Names added by hand: the tables stop at ROCm 6.3 / CUDA 12.6 (see the tables' README). Only
+# what a primary source states. (library, cuda, hip, section, cuda_added, hip_added, source)
+WARP_SYNC = ("ROCm/clr hipamd/include/hip/amd_detail/amd_warp_sync_functions.h declares the _sync shuffles "
+             "from ROCm 6.2 behind -DHIP_ENABLE_WARP_SYNC_BUILTINS, with a 64-bit mask; declared by default "
+             "from ROCm 7.0: https://rocm.docs.amd.com/projects/HIP/en/latest/hip-7-changes.html")
 HAND_ADDED = [
-    ("runtime", "cudaMemLocationTypeHostNuma", "hipMemLocationTypeHostNuma", _RT, "12.2", "10.1.0", ROCM_10_1),
-    ("runtime", "cudaMemLocationTypeHostNumaCurrent", "hipMemLocationTypeHostNumaCurrent", _RT, "12.2",
-     "10.1.0", ROCM_10_1),
-    ("driver", "CU_MEM_LOCATION_TYPE_HOST_NUMA", "hipMemLocationTypeHostNuma", _DRV, "12.2", "10.1.0",
-     ROCM_10_1),
-    ("driver", "CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT", "hipMemLocationTypeHostNumaCurrent", _DRV, "12.2",
-     "10.1.0", ROCM_10_1),
-    ("cufile", "cuFileReadAsync", "hipFileReadAsync", "cuFile API functions", "", "10.1.0", ROCM_10_1),
-    *[("device", name, name, "Device Functions", "", "7.0.0", WARP_SYNC)
-      for name in ("__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")],
-    ("cufile", "cuFileWriteAsync", "hipFileWriteAsync", "cuFile API functions", "", "10.1.0", ROCM_10_1),
+    ("device", name, name, "Device Functions", "", "7.0.0", WARP_SYNC)
+    for name in ("__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync")
 ]
 
 # roc targets the tables lack, from the headers: (library, cuda, roc, version source, source).

@@ -34,7 +34,7 @@ CUDA_LOOKING = re.compile(
 # Library names as users know them, for messages.
 HIP_LIBRARY = {"runtime": "HIP", "driver": "HIP", "device": "HIP", "complex": "HIP", "rtc": "hipRTC",
                "cublas": "hipBLAS", "curand": "hipRAND", "cufft": "hipFFT", "cusparse": "hipSPARSE",
-               "cusolver": "hipSOLVER", "cudnn": "hipDNN", "cub": "hipCUB", "cufile": "hipFile"}
+               "cusolver": "hipSOLVER", "cudnn": "hipDNN", "cub": "hipCUB"}
 ROC_LIBRARY = {"cublas": "rocBLAS", "curand": "rocRAND", "cusparse": "rocSPARSE",
                "cusolver": "rocSOLVER", "cudnn": "MIOpen"}
 # HIPIFY's hip-side target for cuDNN is hipDNN, for which the tables give no ROCm release.

@@ -1,0 +1,48 @@
+"""Docs, rules and messages cite primary sources (ROCm / HIP / LLVM / CUDA documentation and
+headers), never a path outside the repository that users do not have (`shared/...`, the notes
+the project was written from); and every hipcc command the README shows says HIP_PLATFORM=amd
+(hipcc picks NVIDIA's platform where nvcc is installed)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import ROOT
+
+OUTSIDE = re.compile(r"(?<![\w.])(?:\.\./)*shared/|DOMAIN-FACTS|DESIGN-NOTES")
+CITING = sorted(
+    [p for p in (ROOT / "rules").rglob("*") if p.suffix in (".yaml", ".json")]
+    + list((ROOT / "docs").rglob("*.md")) + [ROOT / "README.md"]
+    + list((ROOT / "cuda2hip").rglob("*.py")) + list((ROOT / "cuda2hip").rglob("*.j2"))
+    + [ROOT / "tools" / "generate_rule_data.py", ROOT / "tools" / "generate_rule_docs.py"])
+
+
+@pytest.mark.parametrize("path", CITING, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_citation_of_paths_outside_the_repository(path):
+    bad = [f"{i}: {line.strip()[:120]}" for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+           if OUTSIDE.search(line)]
+    assert not bad, f"{path.relative_to(ROOT)} cites a path users do not have; cite the primary source:\n" + "\n".join(bad)
+
+
+def test_the_check_catches_what_it_should():
+    assert OUTSIDE.search("- ROCm 10.1 release notes, summarised in shared/DOMAIN-FACTS.md")
+    assert OUTSIDE.search("input: `../shared/reference/hipify-api-tables`")
+    assert not OUTSIDE.search("__shared__ float tile[32]; lib/libshared.so")
+
+
+def _code_lines(markdown: str):
+    fenced = False
+    for line in markdown.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        elif fenced:
+            yield line
+
+
+def test_readme_hipcc_commands_name_the_amd_platform():
+    commands = [line for line in _code_lines((ROOT / "README.md").read_text(encoding="utf-8"))
+                if re.search(r"(^|\s|&&\s*)hipcc\s", line)]
+    assert commands, "the README shows how to build the migrated code with hipcc"
+    assert all("HIP_PLATFORM=amd" in line for line in commands), commands
