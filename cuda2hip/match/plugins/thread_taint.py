@@ -189,7 +189,7 @@ class ThreadTaint:
             var = self.resolve(ident)
             if var[0] < 0 and name in THREAD_SOURCES:
                 return ident
-            if var in self.tainted and not (self._is_shared(var) and self._after_barrier(ident)):
+            if var in self.tainted and not (self._is_shared(var) and self._after_barrier(ident, var)):
                 return ident
         return None
 
@@ -212,11 +212,15 @@ class ThreadTaint:
                                  for name in [declarator_name(d, self.data)] if name}
         return var[1] in self._file_shared
 
-    def _after_barrier(self, ident: ts.Node) -> bool:
-        """A barrier comes before `ident` in the function, or in a loop around it (the previous
-        iteration's barrier)."""
-        if self.barriers and self.barriers[0] < ident.start_byte:
-            return True
+    def _after_barrier(self, ident: ts.Node, var: Var) -> bool:
+        """A barrier separates this read of `var` from the writes to it: one comes between the
+        last write before the read and the read, or, where the writes come later in the text,
+        in a loop around the read (the previous iteration's barrier)."""
+        pos = ident.start_byte
+        before = [f.node.start_byte for f in self._by_var.get(var, ()) if f.node.start_byte < pos]
+        if before:
+            last = max(before)
+            return any(last < b < pos for b in self.barriers)
         cur = ident.parent
         while cur is not None and cur != self.fn:
             if cur.type in LOOPS and any(cur.start_byte <= b < cur.end_byte for b in self.barriers):
@@ -263,8 +267,10 @@ class ThreadTaint:
         if ident is None:
             return ""
         var = None if ident.type == "field_identifier" else self.resolve(ident)
-        if var not in self.tainted:  # a thread source itself
+        if var not in self.tainted:  # a thread source itself: `threadIdx.x`, `block.thread_rank()`
             source = ident.parent if ident.parent is not None and ident.parent.type == "field_expression" else ident
+            if source.parent is not None and source.parent.type == "call_expression":
+                source = source.parent
             return f"`{text(source, self.data)}`"
         flow = self.tainted[var]
         assigned = " ".join(text(flow.node, self.data).split())
