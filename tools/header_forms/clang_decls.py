@@ -1,0 +1,194 @@
+"""What a set of headers declares, from clang's own parse (libclang 15, the LLVM of Debian 12's
+hipcc, through the `clang` Python bindings): free functions with their parameters (type, default
+argument, whether the type is a template parameter) and CUDA attributes, records with their fields,
+typedefs and one-identifier macros (HIP >= 6.0 spells `hipDeviceProp_t` as a macro).
+
+Only what the preprocessor keeps counts: `#if 0` blocks, branches not taken for the configuration
+and opt-in sections (`OCML_BASIC_ROUNDED_OPERATIONS`) are gone before clang sees a declaration.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+LIBCLANG = "/usr/lib/x86_64-linux-gnu/libclang-15.so.1"
+
+
+@lru_cache(maxsize=None)
+def cindex():
+    from clang import cindex as ci
+
+    if not ci.Config.loaded:
+        ci.Config.set_library_file(LIBCLANG)
+    return ci
+
+
+@dataclass(frozen=True)
+class Param:
+    type: str  # as clang spells it, `struct `/`enum ` dropped
+    default: str | None  # the default argument's text, None without one
+    template: bool  # the type is (a pointer/reference to) a template type parameter
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str
+    params: tuple[Param, ...]
+    template: bool
+    device: bool
+    host: bool
+    file: str
+
+    @property
+    def arity(self) -> tuple[int, int]:
+        """(fewest, most) arguments a call may pass."""
+        required = sum(1 for p in self.params if p.default is None)
+        return required, len(self.params)
+
+
+@dataclass
+class Record:
+    name: str
+    fields: dict[str, str]  # field (dotted path into unnamed-type members) -> type
+    file: str
+
+
+@dataclass
+class Declarations:
+    functions: dict[str, list[Function]] = field(default_factory=dict)
+    records: dict[str, Record] = field(default_factory=dict)
+    typedefs: dict[str, str] = field(default_factory=dict)  # name -> record name it names
+    macros: dict[str, str] = field(default_factory=dict)  # name -> the one identifier it expands to
+    macro_names: set[str] = field(default_factory=set)  # every macro the kept files define
+    errors: list[str] = field(default_factory=list)
+
+    def record(self, name: str) -> Record | None:
+        """The record a type name names, through typedefs and one-identifier macros."""
+        for _ in range(8):
+            if name in self.records:
+                return self.records[name]
+            nxt = self.typedefs.get(name) or self.macros.get(name)
+            if nxt is None or nxt == name:
+                return None
+            name = nxt
+        return None
+
+
+_LINE_MARKER = re.compile(r'^# (\d+) "([^"]*)"')
+
+
+def line_markers(text: str) -> list[tuple[int, int, str]]:
+    """(line of the preprocessed text, line it stands for, file) at each `# N "file"` marker."""
+    out = []
+    for i, line in enumerate(text.split("\n"), 1):
+        m = _LINE_MARKER.match(line)
+        if m:
+            out.append((i, int(m.group(1)), m.group(2)))
+    return out
+
+
+def _spelling(t) -> str:
+    return re.sub(r"\b(?:struct|enum|union) ", "", t.spelling)
+
+
+def _default(parm) -> str | None:
+    """The default argument's text (tokens of the expression: the `= ` may come out of a macro,
+    as HIP's `__dparm(0)`)."""
+    exprs = [c for c in parm.get_children() if c.kind.is_expression()]
+    if not exprs:
+        return None
+    return " ".join(t.spelling for t in exprs[-1].get_tokens()) or "?"
+
+
+def parse(path: str, args: list[str], keep: Callable[[str, int], str | None],
+          unsaved: list[tuple[str, str]] | None = None) -> Declarations:
+    """Declarations of the translation unit `path` (clang `args`), in the files for which
+    `keep(file, line)` gives the name to cite (None: not wanted)."""
+    ci = cindex()
+    K = ci.CursorKind
+    options = (ci.TranslationUnit.PARSE_SKIP_FUNCTION_BODIES | ci.TranslationUnit.PARSE_INCOMPLETE
+               | ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD)
+    tu = ci.Index.create().parse(path, args=args, unsaved_files=unsaved, options=options)
+    out = Declarations()
+    out.errors = [f"{d.location.file}:{d.location.line}: {d.spelling}" for d in tu.diagnostics
+                  if d.severity >= ci.Diagnostic.Error]
+    functions = (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)
+    records = (K.STRUCT_DECL, K.UNION_DECL, K.CLASS_DECL)
+    scopes = (K.LINKAGE_SPEC, K.UNEXPOSED_DECL)
+
+    def where(c) -> str | None:
+        loc = c.location
+        return keep(loc.file.name, loc.line) if loc.file is not None else None
+
+    def function(c, rel: str) -> Function:
+        tparams = {t.spelling for t in c.get_children() if t.kind == K.TEMPLATE_TYPE_PARAMETER}
+        params = []
+        for p in c.get_children():
+            if p.kind != K.PARM_DECL:
+                continue
+            base = re.sub(r"\b(?:const|volatile)\b|[*&\s]", "", p.type.spelling)
+            params.append(Param(_spelling(p.type), _default(p), base in tparams))
+        attrs = {a.kind for a in c.get_children()}
+        return Function(c.spelling, tuple(params), c.kind == K.FUNCTION_TEMPLATE,
+                        K.CUDADEVICE_ATTR in attrs, K.CUDAHOST_ATTR in attrs or K.CUDADEVICE_ATTR not in attrs,
+                        rel)
+
+    def fields(c, prefix: str, into: dict[str, str]) -> None:
+        for f in c.get_children():
+            if f.kind != K.FIELD_DECL:
+                continue
+            decl = f.type.get_canonical().get_declaration()
+            unnamed = decl.kind in records and (not decl.spelling or "(unnamed" in decl.spelling
+                                                or "(anonymous" in decl.spelling)
+            if not f.spelling:  # an anonymous struct/union member: its fields are the outer record's
+                if unnamed:
+                    fields(decl, prefix, into)
+            elif unnamed:
+                fields(decl, f"{prefix}{f.spelling}.", into)
+            else:
+                into[prefix + f.spelling] = _spelling(f.type)
+
+    # (cursor, qualifier): anonymous namespaces and linkage blocks keep names unqualified
+    stack = [(tu.cursor, "")]
+    while stack:
+        scope, qual = stack.pop()
+        for c in scope.get_children():
+            if c.kind in scopes:
+                stack.append((c, qual))
+                continue
+            if c.kind == K.NAMESPACE:
+                stack.append((c, f"{qual}{c.spelling}::" if c.spelling else qual))
+                continue
+            if c.kind == K.MACRO_DEFINITION:
+                rel = where(c)
+                if rel is None:
+                    continue
+                out.macro_names.add(c.spelling)
+                toks = [t.spelling for t in c.get_tokens()]
+                if len(toks) == 2 and re.fullmatch(r"[A-Za-z_]\w*", toks[1]):
+                    out.macros.setdefault(c.spelling, toks[1])
+                continue
+            if c.kind not in functions and c.kind not in records and c.kind != K.TYPEDEF_DECL:
+                continue
+            rel = where(c)
+            if rel is None or not c.spelling:
+                continue
+            if c.kind in functions:
+                out.functions.setdefault(qual + c.spelling, []).append(function(c, rel))
+            elif c.kind == K.TYPEDEF_DECL:
+                target = c.underlying_typedef_type.get_canonical().get_declaration()
+                if target.kind in records:
+                    out.typedefs.setdefault(qual + c.spelling, target.spelling or f"<anonymous {c.spelling}>")
+                    if not target.spelling or target.is_anonymous():
+                        rec = Record(c.spelling, {}, rel)
+                        fields(target, "", rec.fields)
+                        out.records.setdefault(c.spelling, rec)
+                        out.typedefs[c.spelling] = c.spelling
+            elif c.is_definition() and not c.is_anonymous():
+                rec = Record(qual + c.spelling, {}, rel)
+                fields(c, "", rec.fields)
+                out.records[rec.name] = rec
+    return out
