@@ -39,6 +39,7 @@ class BuiltFix:
     description: str | None = None
     effort: str | None = None
     data: dict = field(default_factory=dict)
+    severity: str | None = None  # override of the rule's severity (hint / info / warning / error)
 
 
 def fix_builder(name: str):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ..findings import API, Edit
+from ..findings import API, Edit, Severity
 from .builders import BuiltFix, Match, get_builder
 from .calls import CALL
 from .compiled import CompiledRule, RuleCompileError, rule_kind
@@ -146,6 +146,7 @@ class PatternRule(CompiledRule):
         description = self.rule.fix.description or "" if self.rule.fix else ""
         effort = None
         data = None
+        severity = None
         if self.builder is not None:
             built: BuiltFix | None = self.builder(Match(node, env, start, end), ctx, self)
             if built is False:
@@ -157,6 +158,7 @@ class PatternRule(CompiledRule):
                 description = built.description or description
                 effort = built.effort
                 data = built.data or None
+                severity = Severity[built.severity.upper()] if built.severity else None
         elif self.template is not None:
             tstart, tend = start, end
             if self.target:
@@ -171,4 +173,4 @@ class PatternRule(CompiledRule):
         if cap is not None:
             data = {**(data or {}), API: " ".join(cap.text.split())}
         ctx.report(self, start, end, message, edits=edits, applicability=applicability,
-                   description=description, effort=effort, data=data)
+                   description=description, effort=effort, data=data, severity=severity)

@@ -136,20 +136,22 @@ def parse(path: str, args: list[str], keep: Callable[[str, int], str | None],
                         K.CUDADEVICE_ATTR in attrs, K.CUDAHOST_ATTR in attrs or K.CUDADEVICE_ATTR not in attrs,
                         rel)
 
+    def unnamed(decl) -> bool:
+        return decl.kind in records and (not decl.spelling or "(unnamed" in decl.spelling
+                                         or "(anonymous" in decl.spelling)
+
     def fields(c, prefix: str, into: dict[str, str]) -> None:
-        for f in c.get_children():
-            if f.kind != K.FIELD_DECL:
-                continue
-            decl = f.type.get_canonical().get_declaration()
-            unnamed = decl.kind in records and (not decl.spelling or "(unnamed" in decl.spelling
-                                                or "(anonymous" in decl.spelling)
-            if not f.spelling:  # an anonymous struct/union member: its fields are the outer record's
-                if unnamed:
-                    fields(decl, prefix, into)
-            elif unnamed:
-                fields(decl, f"{prefix}{f.spelling}.", into)
-            else:
-                into[prefix + f.spelling] = _spelling(f.type)
+        kids = list(c.get_children())
+        named_types = {f.type.get_canonical().get_declaration().hash for f in kids if f.kind == K.FIELD_DECL}
+        for f in kids:
+            if f.kind in records and unnamed(f) and f.hash not in named_types:
+                fields(f, prefix, into)  # an anonymous struct/union member: its fields are the outer record's
+            elif f.kind == K.FIELD_DECL and f.spelling:
+                decl = f.type.get_canonical().get_declaration()
+                if unnamed(decl):
+                    fields(decl, f"{prefix}{f.spelling}.", into)
+                else:
+                    into[prefix + f.spelling] = _spelling(f.type)
 
     # (cursor, qualifier): anonymous namespaces and linkage blocks keep names unqualified
     stack = [(tu.cursor, "")]

@@ -4,7 +4,8 @@ several ms), through the index below: add a module here and its names to the ind
 (tests/test_plugin_index.py checks that the index names every registered function and its
 module)."""
 
-MODULES = ["barriers", "cmake_build", "hazards", "launch", "memcpy_async", "streams", "warp", "warp_size"]
+MODULES = ["barriers", "cmake_build", "hazards", "launch", "memcpy_async", "streams", "struct_fields", "warp",
+           "warp_size"]
 
 # predicate name -> module that registers it
 PREDICATES = {
@@ -22,6 +23,7 @@ PREDICATES = {
     "memory-type-integer": "hazards",
     "null-stream-work-with-nonblocking-streams": "streams",
     "stream-flag-as-handle": "streams",
+    "struct-field-missing": "struct_fields",
     "texture-reference": "hazards",
     "warp-sync-mask-32-bit": "warp",
     "warp-sync-unavailable": "warp",
@@ -42,6 +44,7 @@ BUILDERS = {
     "launch-bounds-waves": "hazards",
     "legacy-stream-to-null": "streams",
     "memory-type-enumerator": "hazards",
+    "struct-field-missing-level": "struct_fields",
     "warp-sync-mask-64-bit": "warp",
     "warp-sync-to-legacy": "warp",
 }

@@ -104,7 +104,10 @@ def declarator_name(decl: ts.Node | None, data: bytes) -> str | None:
             return text(decl, data)
         if decl.type in ("field_identifier",):
             return text(decl, data)
-        decl = decl.child_by_field_name("declarator")
+        inner = decl.child_by_field_name("declarator")
+        if inner is None and decl.type in ("reference_declarator", "parenthesized_declarator"):
+            inner = next(iter(decl.named_children), None)  # (their declarator is not a named field)
+        decl = inner
     return None
 
 

@@ -1,0 +1,135 @@
+"""Fields of CUDA structs that the HIP struct of the same role lacks at the target
+(`prop.asyncEngineCount` on a `cudaDeviceProp` / `hipDeviceProp_t` with --target-rocm 5.2), from
+rules/api/data/forms/struct-fields.json.
+
+A member access is judged by the type the file shows for its object (a variable or parameter
+declared as the CUDA struct, its HIP name, a pointer or an array of it; nested members such as
+`desc.res.linear.devPtr` follow the struct). Where the file shows another type, it is not a
+CUDA struct's field. Where it shows none (a call's result, a member of a project's struct, `auto`),
+only field names that a project is unlikely to use for its own structs are reported, and the
+finding says that the type was not visible.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from .. import hip_forms
+from ..builders import BuiltFix, Match, fix_builder
+from ..predicates import predicate
+from .cuda_ast import capture, text
+from .expr_types import expression_type
+
+DATA = "struct-fields"
+
+
+@lru_cache(maxsize=1)
+def _index() -> tuple[dict[str, str], frozenset[str]]:
+    """(type name -> CUDA struct, for the CUDA, HIP and HIP record names; every field name some
+    path of the data starts or ends with)."""
+    structs = hip_forms.load(DATA)["structs"]
+    by_name: dict[str, str] = {}
+    words: set[str] = set()
+    for cuda, entry in structs.items():
+        for name in (cuda, entry["hip"], *entry["records"].values()):
+            by_name.setdefault(name, cuda)
+        for path in entry["fields"]:
+            parts = path.split(".")
+            words.update((parts[0], parts[-1]))
+    return by_name, frozenset(words)
+
+
+# A project's own structs have fields like `type`, `flags`, `size`, `event`, `maxSize`; CUDA's
+# device properties have `asyncEngineCount`, `maxTexture1DLayered`: camelCase names of several
+# words are reported even where the object's type is not visible.
+_DISTINCTIVE = re.compile(r"[a-z][a-z0-9]*(?:[A-Z0-9]+[a-z0-9]*){2,}|[a-z][a-z0-9]*[A-Z]\w{9,}")
+
+
+def _lacking(entry: dict, path: str, rel: hip_forms.Release, releases: list[str]) -> tuple[bool, str | None]:
+    """(whether the HIP struct lacks `path` at `rel`, the checked release that has it)."""
+    if path not in entry["fields"]:
+        return False, None
+    since = entry["fields"][path]
+    if since is not None and releases.index(since) <= rel.index:
+        return False, since
+    return True, since
+
+
+def _chain(node) -> tuple[list[str], object]:
+    """(field names from the base object outwards, the base object) of `a.b->c`."""
+    parts = []
+    while node is not None and node.type == "field_expression":
+        parts.append(node)
+        node = node.child_by_field_name("argument")
+    return parts[::-1], node
+
+
+def _analyse(node, ctx):
+    """(message, severity) for a member access of a field HIP lacks at the target, else None."""
+    data = ctx.data
+    field = node.child_by_field_name("field")
+    by_name, words = _index()
+    name = text(field, data)
+    if name not in words:
+        return None
+    facts = hip_forms.load(DATA)
+    structs, releases = facts["structs"], facts["releases"]
+    rel = hip_forms.release(facts, ctx.settings)
+    chain, base = _chain(node)
+    names = [text(f.child_by_field_name("field"), data) for f in chain]
+    known = expression_type(base, data)
+    if known is not None:
+        cuda = by_name.get(known.name)
+        if cuda is None:
+            if len(chain) == 1:
+                return None  # the file shows another type: a project's field
+            return _unknown(node, ctx, name, rel, facts)  # a member of a project's struct
+        entry = structs[cuda]
+        path = ".".join(names)
+        for k in range(1, len(names)):
+            if _lacking(entry, ".".join(names[:k]), rel, releases)[0]:
+                return None  # reported at the shorter path
+        lacks, since = _lacking(entry, path, rel, releases)
+        if not lacks:
+            return None
+        hip = entry["hip"]
+        msg = (f"`{hip}` (CUDA's `{cuda}`) has no field `{path}` in {rel.label()}{_since(since, facts)}"
+               f"{hip_forms.approximate(rel, facts)}")
+        return msg, "error" if rel.exact else "warning"
+    return _unknown(node, ctx, name, rel, facts)
+
+
+def _unknown(node, ctx, name: str, rel, facts) -> tuple[str, str] | None:
+    if not _DISTINCTIVE.fullmatch(name):
+        return None
+    hits = [(cuda, entry) for cuda, entry in facts["structs"].items()
+            if _lacking(entry, name, rel, facts["releases"])[0]]
+    if not hits:
+        return None
+    cuda, entry = hits[0]
+    since = _lacking(entry, name, rel, facts["releases"])[1]
+    obj = text(node.child_by_field_name("argument"), ctx.data)
+    msg = (f"`{name}` is a field of CUDA's `{cuda}` that `{entry['hip']}` lacks in {rel.label()}"
+           f"{_since(since, facts)}{hip_forms.approximate(rel, facts)}; the type of `{obj}` is not visible "
+           "here: check it")
+    return msg, "warning"
+
+
+def _since(since: str | None, facts: dict) -> str:
+    if since:
+        return f" (HIP {since}'s headers declare it)"
+    return f" (no checked HIP release declares it: {hip_forms.checked(facts)})"
+
+
+@predicate("struct-field-missing", requires=tuple(sorted(_index()[1])))
+def struct_field_missing(node, env, ctx, args):
+    got = _analyse(node, ctx)
+    if got is None:
+        return False
+    return {"WHY": capture(node, ctx.data, got[0]), "LEVEL": capture(node, ctx.data, got[1])}
+
+
+@fix_builder("struct-field-missing-level")
+def struct_field_missing_level(match: Match, ctx, rule) -> BuiltFix:
+    return BuiltFix(None, severity=match.env["LEVEL"].text)
