@@ -49,6 +49,8 @@ class Case(NamedTuple):
 
 CASES = {
     "runtime_basic": Case("runtime_basic.cu", [], ["hip/hip_runtime.h"], ()),
+    # kernels HIP takes as const void*, CUDA default arguments HIP lacks (HIP130, HIP131)
+    "api_forms": Case("api_forms.cu", [], ["hip/hip_runtime.h"], (), ("-std=c++17",)),
     "driver_api": Case("driver_api.cu", [], ["hip/hip_runtime.h"], ()),
     "device_functions": Case("device_functions.cu", [], ["hip/hip_fp16.h"], ()),
     "rtc": Case("rtc.cu", [], ["hip/hiprtc.h"], ("nvrtc.h",)),

@@ -18,8 +18,11 @@ Usage: python tools/generate_hip_forms.py [--out DIR] [--check]
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import pickle
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -30,6 +33,7 @@ from header_forms import cuda_side, forms, hip_side, releases  # noqa: E402
 
 DEFAULT_OUT = ROOT / "rules" / "api" / "data" / "forms"
 TABLES = ROOT / "rules" / "api" / "data"
+CACHE = ROOT / ".cache" / "hip-forms-declarations"
 
 
 def _table() -> dict[str, str]:
@@ -48,16 +52,35 @@ def _renamer(table: dict[str, str]):
     return rename
 
 
-def build() -> dict[str, dict]:
-    found, missing = releases.available()
-    if not found:
-        raise SystemExit("no HIP release headers found:\n  " + "\n  ".join(missing))
+def _parse(found) -> tuple:
+    """Every parse the data needs, cached under .cache/ by the parsing code and the inputs (the
+    release labels name each package version; nvcc --version names the CUDA toolkit)."""
+    key = hashlib.blake2b(digest_size=16)
+    for path in sorted((ROOT / "tools" / "header_forms").glob("*.py")):
+        key.update(path.read_bytes())
+    key.update(subprocess.run([cuda_side.NVCC, "--version"], capture_output=True).stdout)
+    key.update(repr([(r.label, str(r.include), str(r.resource_include)) for r in found]).encode())
+    cache = CACHE / f"{key.hexdigest()}.pickle"
+    if cache.is_file():
+        return pickle.loads(cache.read_bytes())
     include, host, device = cuda_side.declarations()
-    cuda_version = cuda_side.cuda_version(include)
     host_side = [(r.rocm, hip_side.declarations(r, device=False)) for r in found]
     device_side = [(r.rocm, hip_side.declarations(r, device=True),
                     {o: hip_side.declarations(r, device=True, defines=(o,)) for o in hip_side.OPTIONS})
                    for r in found]
+    got = (cuda_side.cuda_version(include), host, device, host_side, device_side)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(".tmp")
+    tmp.write_bytes(pickle.dumps(got))
+    tmp.replace(cache)
+    return got
+
+
+def build() -> dict[str, dict]:
+    found, missing = releases.available()
+    if not found:
+        raise SystemExit("no HIP release headers found:\n  " + "\n  ".join(missing))
+    cuda_version, host, device, host_side, device_side = _parse(found)
     table = _table()
     head = {
         "source": (f"CUDA {cuda_version} headers as nvcc preprocesses them, and the HIP headers of "

@@ -95,7 +95,7 @@ def _device_status(name: str, wanted: set, decls: Declarations, options: dict[st
 
 def struct_fields(cuda: Declarations, releases: list[tuple[str, Declarations]],
                   table: dict[str, str]) -> dict[str, dict]:
-    """CUDA struct -> {"hip": HIP name, "records": {rocm: record name where it differs},
+    """CUDA struct -> {"hip": HIP name, "records": {rocm: HIP's record, in the releases that have it},
     "fields": {field: first checked release from which every later one has it, or None}} for
     the CUDA structs with a HIP counterpart (`table`: CUDA name -> HIP name) whose HIP struct
     lacks a field in some checked release."""
@@ -118,7 +118,7 @@ def struct_fields(cuda: Declarations, releases: list[tuple[str, Declarations]],
             if since != hip_recs[0][0]:
                 fields[path] = since
         if fields:
-            names = {rocm: r.name for rocm, r in hip_recs if r is not None and r.name != hip}
+            names = {rocm: r.name for rocm, r in hip_recs if r is not None}
             out[name] = {"hip": hip, "records": names, "fields": fields}
     return out
 

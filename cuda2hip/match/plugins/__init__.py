@@ -4,19 +4,22 @@ several ms), through the index below: add a module here and its names to the ind
 (tests/test_plugin_index.py checks that the index names every registered function and its
 module)."""
 
-MODULES = ["barriers", "cmake_build", "hazards", "launch", "memcpy_async", "streams", "struct_fields", "warp",
-           "warp_size"]
+MODULES = ["api_forms", "barriers", "cmake_build", "device_functions", "hazards", "launch", "memcpy_async", "streams",
+           "struct_fields", "warp", "warp_size"]
 
 # predicate name -> module that registers it
 PREDICATES = {
+    "argument-count-differs": "api_forms",
     "ballot-truncated": "warp",
     "bare-s-barrier": "barriers",
     "barrier-in-thread-dependent-flow": "barriers",
     "blocking-copy-call": "memcpy_async",
     "cuda-arch-condition": "hazards",
+    "device-function-missing": "device_functions",
     "grid-sync-without-cooperative-launch": "barriers",
     "hard-coded-warp-size": "warp_size",
     "inline-ptx": "hazards",
+    "kernel-argument-cast": "api_forms",
     "launch-bounds-min-blocks": "hazards",
     "legacy-stream-unavailable": "streams",
     "legacy-warp-intrinsic": "warp",
@@ -31,6 +34,8 @@ PREDICATES = {
 
 # fix builder name -> module that registers it
 BUILDERS = {
+    "api-form-level": "api_forms",
+    "argument-count-defaults": "api_forms",
     "ballot-to-64-bit": "warp",
     "bare-s-barrier-to-syncthreads": "barriers",
     "blocking-copy-to-async": "memcpy_async",
@@ -40,11 +45,11 @@ BUILDERS = {
     "cmake-legacy-target": "cmake_build",
     "cuda-arch-to-hip-device-compile": "hazards",
     "hip_symbol_wrap": "launch",
+    "kernel-argument-cast": "api_forms",
     "kernel_launch_to_ggl": "launch",
     "launch-bounds-waves": "hazards",
     "legacy-stream-to-null": "streams",
     "memory-type-enumerator": "hazards",
-    "struct-field-missing-level": "struct_fields",
     "warp-sync-mask-64-bit": "warp",
     "warp-sync-to-legacy": "warp",
 }

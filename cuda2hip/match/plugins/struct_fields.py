@@ -16,7 +16,6 @@ import re
 from functools import lru_cache
 
 from .. import hip_forms
-from ..builders import BuiltFix, Match, fix_builder
 from ..predicates import predicate
 from .cuda_ast import capture, text
 from .expr_types import expression_type
@@ -47,8 +46,9 @@ _DISTINCTIVE = re.compile(r"[a-z][a-z0-9]*(?:[A-Z0-9]+[a-z0-9]*){2,}|[a-z][a-z0-
 
 
 def _lacking(entry: dict, path: str, rel: hip_forms.Release, releases: list[str]) -> tuple[bool, str | None]:
-    """(whether the HIP struct lacks `path` at `rel`, the checked release that has it)."""
-    if path not in entry["fields"]:
+    """(whether the HIP struct lacks `path` at `rel`, the checked release that has it). Not where
+    HIP has no such struct at all: the API tables' rules report the type."""
+    if path not in entry["fields"] or rel.rocm not in entry["records"]:
         return False, None
     since = entry["fields"][path]
     if since is not None and releases.index(since) <= rel.index:
@@ -129,7 +129,3 @@ def struct_field_missing(node, env, ctx, args):
         return False
     return {"WHY": capture(node, ctx.data, got[0]), "LEVEL": capture(node, ctx.data, got[1])}
 
-
-@fix_builder("struct-field-missing-level")
-def struct_field_missing_level(match: Match, ctx, rule) -> BuiltFix:
-    return BuiltFix(None, severity=match.env["LEVEL"].text)

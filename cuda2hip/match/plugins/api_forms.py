@@ -1,0 +1,182 @@
+"""Calls whose HIP form differs from CUDA's, from rules/api/data/forms/calls.json:
+
+- HIP130: a kernel passed where HIP takes `const void*` (`hipFuncSetCacheConfig(kernel, ...)`:
+  CUDA's template overload takes the kernel itself, HIP has only the C form);
+- HIP131: an argument count HIP does not accept (CUDA default arguments HIP lacks:
+  `cudaStreamWaitEvent(s, e)`, `cudaLaunchCooperativeKernel(k, g, b, args)`; signatures that
+  changed: CUDA 13's `cudaGraphInstantiate(exec, graph)`).
+
+Both match the CUDA and the HIP spelling of the function, so they work before and after the rename.
+The `api-form-level` builder gives HIP132/HIP133 findings the severity their analysis chose.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ...findings import Edit
+from .. import hip_forms
+from ..builders import BuiltFix, Match, fix_builder
+from ..predicates import predicate
+from .cuda_ast import call_args, text
+from .expr_types import expression_type
+
+DATA = "calls"
+_NULL = frozenset({"0", "NULL", "nullptr", "0L", "0UL"})
+_VOID_POINTER = re.compile(r"(?:const\s+)?void\s*\*|void\s+const\s*\*")
+_CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast"})
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, tuple[str, dict]]:
+    """CUDA and HIP name -> (CUDA name, entry)."""
+    out = {}
+    for cuda, entry in hip_forms.load(DATA)["functions"].items():
+        out.setdefault(cuda, (cuda, entry))
+        out.setdefault(entry["hip"], (cuda, entry))
+    return out
+
+
+def _kernel_names() -> frozenset[str]:
+    return frozenset(n for n, (_, e) in _by_name().items() if e["kernel_param"] is not None)
+
+
+def _accepts(arities, n: int) -> bool:
+    return any(lo <= n <= hi for lo, hi in arities)
+
+
+def _call(node, ctx):
+    """(callee name, CUDA name, entry, the row of the target's release, release, arguments)."""
+    fn = node.child_by_field_name("function")
+    if fn is not None and fn.type == "qualified_identifier" and not text(fn, ctx.data).startswith("::"):
+        return None
+    if fn is not None and fn.type == "qualified_identifier":
+        fn = fn.child_by_field_name("name")
+    if fn is None or fn.type != "identifier":
+        return None
+    name = text(fn, ctx.data)
+    got = _by_name().get(name)
+    if got is None:
+        return None
+    cuda, entry = got
+    facts = hip_forms.load(DATA)
+    rel = hip_forms.release(facts, ctx.settings)
+    row = entry["releases"].get(rel.rocm)
+    if row is None:
+        return None  # HIP has no such function there: the API tables' rules report the name
+    return name, cuda, entry, row, rel, call_args(node)
+
+
+def _arity(arities) -> str:
+    spans = sorted({(lo, hi) for lo, hi in arities})
+    words = [str(lo) if lo == hi else f"{lo} to {hi}" for lo, hi in spans]
+    return " or ".join(words) + (" argument" if spans == [(1, 1)] else " arguments")
+
+
+# ------------------------------------------------------------------------------ HIP130
+
+
+def _is_void_pointer(arg, data: bytes) -> bool:
+    """A null pointer constant or an expression already of type `void*` / `const void*`."""
+    if text(arg, data).strip() in _NULL:
+        return True
+    if arg.type == "cast_expression":
+        return bool(_VOID_POINTER.fullmatch(text(arg.child_by_field_name("type"), data).strip()))
+    if arg.type == "call_expression":
+        fn = arg.child_by_field_name("function")
+        if fn is not None and fn.type == "template_function" and text(fn.child_by_field_name("name"), data) in _CASTS:
+            inner = text(fn.child_by_field_name("arguments"), data).strip()[1:-1]
+            return bool(_VOID_POINTER.fullmatch(inner.strip()))
+    t = expression_type(arg, data)
+    return t is not None and t.name == "void" and t.pointers == 1
+
+
+def kernel_cast(node, ctx) -> tuple[str, Edit] | None:
+    got = _call(node, ctx)
+    if got is None:
+        return None
+    name, cuda, entry, row, rel, args = got
+    i = entry["kernel_param"]
+    if i is None or len(args) <= i:
+        return None
+    n = len(args)
+    if not _accepts(row["arities"], n):
+        pad = (row.get("pad") or {}).get(str(n))
+        n += len(pad) if pad else 0  # what the call passes once HIP131 writes CUDA's defaults
+    if _accepts(row.get("kernel_templates", ()), n):
+        return None  # HIP has a template overload that takes the kernel itself
+    arg = args[i]
+    if _is_void_pointer(arg, ctx.data):
+        return None
+    old = text(arg, ctx.data)
+    new = f"reinterpret_cast<const void*>({old})"
+    hip = entry["hip"]
+    msg = (f"HIP's `{hip}` takes the kernel as `const void*`: unlike CUDA's `{cuda}`, it has no overload that "
+           f"takes the kernel itself ({rel.label()}); pass `{new}`")
+    return msg, Edit(arg.start_byte, arg.end_byte, new)
+
+
+@predicate("kernel-argument-cast", callees=_kernel_names())
+def kernel_argument_cast(node, env, ctx, args):
+    return kernel_cast(node, ctx) is not None
+
+
+@fix_builder("kernel-argument-cast")
+def kernel_argument_cast_fix(match: Match, ctx, rule) -> BuiltFix | bool:
+    got = kernel_cast(match.node, ctx)
+    if got is None:
+        return False
+    msg, edit = got
+    return BuiltFix([edit], message=msg, description="Cast the kernel to `const void*`")
+
+
+# ------------------------------------------------------------------------------ HIP131
+
+
+def argument_count(node, ctx) -> tuple[str, list[Edit] | None] | None:
+    got = _call(node, ctx)
+    if got is None:
+        return None
+    name, cuda, entry, row, rel, args = got
+    n = len(args)
+    if _accepts(row["arities"], n):
+        return None
+    hip = entry["hip"]
+    facts = hip_forms.load(DATA)
+    passes = f"HIP's `{hip}` takes {_arity(row['arities'])} ({rel.label()}{hip_forms.approximate(rel, facts)}), " \
+             f"this call passes {n}"
+    pad = (row.get("pad") or {}).get(str(n))
+    if not pad:
+        return (f"{passes}: CUDA {facts['cuda']} and HIP declare `{cuda}` differently; port this call by hand",
+                None)
+    at = args[-1].end_byte if args else node.child_by_field_name("arguments").start_byte + 1
+    added = ", ".join(pad)
+    edit = Edit(at, at, (", " if args else "") + added)
+    return f"{passes}: write CUDA's default for the rest (`{added}`)", [edit]
+
+
+@predicate("argument-count-differs", callees=frozenset(_by_name()))
+def argument_count_differs(node, env, ctx, args):
+    return argument_count(node, ctx) is not None
+
+
+@fix_builder("argument-count-defaults")
+def argument_count_defaults(match: Match, ctx, rule) -> BuiltFix | bool:
+    got = argument_count(match.node, ctx)
+    if got is None:
+        return False
+    msg, edits = got
+    if edits is None:
+        return BuiltFix(None, message=msg, effort="medium")
+    return BuiltFix(edits, message=msg, description="Write CUDA's default arguments")
+
+
+# ------------------------------------------------------------------------------ HIP132, HIP133
+
+
+@fix_builder("api-form-level")
+def api_form_level(match: Match, ctx, rule) -> BuiltFix:
+    """No fix; the severity the rule's predicate chose ($LEVEL)."""
+    return BuiltFix(None, severity=match.env["LEVEL"].text)
+
