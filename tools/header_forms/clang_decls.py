@@ -41,6 +41,7 @@ class Function:
     device: bool
     host: bool
     file: str
+    forwards_to: str | None = None  # an inline body `return ::G(p0, ..., pn);`: G, called with the same arguments
 
     @property
     def arity(self) -> tuple[int, int]:
@@ -103,6 +104,28 @@ def _default(parm) -> str | None:
     return " ".join(t.spelling for t in exprs[-1].get_tokens()) or "?"
 
 
+_FORWARD = re.compile(r"\s*\{\s*return\s*(?:::\s*)?([A-Za-z_]\w*)\s*\(([^;{}()]*)\)\s*;\s*\}")
+
+
+@lru_cache(maxsize=64)
+def _text(path: str) -> str:
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
+def _forwards_to(c, params: list[str]) -> str | None:
+    """G, where the function's whole body is `return ::G(p0, ..., pn);` with its own parameters
+    in order (CUDA's C++ overloads that only call another function). Bodies are skipped by the
+    parse: the text after the declaration is read instead."""
+    end = c.extent.end
+    if not params or not all(params) or end.file is None:
+        return None
+    m = _FORWARD.match(_text(end.file.name), end.offset)
+    if m and [a.strip() for a in m.group(2).split(",")] == params:
+        return m.group(1)
+    return None
+
+
 def parse(path: str, args: list[str], keep: Callable[[str, int], str | None],
           unsaved: list[tuple[str, str]] | None = None) -> Declarations:
     """Declarations of the translation unit `path` (clang `args`), in the files for which
@@ -132,9 +155,10 @@ def parse(path: str, args: list[str], keep: Callable[[str, int], str | None],
             base = re.sub(r"\b(?:const|volatile)\b|[*&\s]", "", p.type.spelling)
             params.append(Param(_spelling(p.type), _default(p), base in tparams))
         attrs = {a.kind for a in c.get_children()}
+        names = [p.spelling for p in c.get_children() if p.kind == K.PARM_DECL]
         return Function(c.spelling, tuple(params), c.kind == K.FUNCTION_TEMPLATE,
                         K.CUDADEVICE_ATTR in attrs, K.CUDAHOST_ATTR in attrs or K.CUDADEVICE_ATTR not in attrs,
-                        rel)
+                        rel, _forwards_to(c, names))
 
     def unnamed(decl) -> bool:
         return decl.kind in records and (not decl.spelling or "(unnamed" in decl.spelling

@@ -171,10 +171,23 @@ def _padding(n: int, cuda: list[Function], hip: list[Function], rename) -> list[
     return values
 
 
+def _forwarded(n: int, cuda: list[Function], decls: Declarations, table: dict[str, str]) -> str | None:
+    """The HIP name of G where CUDA's overload for n arguments is `return ::G(same arguments);`
+    and HIP's G takes n arguments."""
+    targets = {f.forwards_to for f in cuda if f.arity[0] <= n <= f.arity[1]}
+    if len(targets) != 1 or None in targets:
+        return None
+    hip = table.get(targets.pop())
+    if hip and _accepts([f.arity for f in decls.functions.get(hip, ())], n):
+        return hip
+    return None
+
+
 def calls(cuda: Declarations, releases: list[tuple[str, Declarations]], table: dict[str, str],
           rename) -> dict[str, dict]:
     """CUDA function -> {"hip", "kernel_param", "cuda_arity", "releases": {rocm: {"arities",
-    "kernel_templates", "pad": {n: [defaults] | None}}}} for the runtime/driver functions
+    "kernel_templates", "pad": {n: [defaults] | None}, "instead": {n: HIP function that CUDA's
+    overload for n arguments forwards to}}}} for the runtime/driver functions
     (`table`: CUDA name -> HIP name) whose HIP form takes the kernel as `const void*` or accepts
     other argument counts. `rename(type text)` spells a CUDA type with HIP names."""
     out = {}
@@ -198,13 +211,18 @@ def calls(cuda: Declarations, releases: list[tuple[str, Declarations]], table: d
                                 and f.params[kernel].template})
                 row["kernel_templates"] = [list(a) for a in temps]
                 differs |= any(not _accepts(temps, n) for n in range(lo, hi + 1) if _accepts(cuda_arities, n))
-            pad = {}
+            pad, instead = {}, {}
             for n in range(lo, hi + 1):
                 if _accepts(cuda_arities, n) and not _accepts(arities, n):
                     pad[str(n)] = _padding(n, fs, hfs, rename)
+                    other = _forwarded(n, fs, decls, table)
+                    if pad[str(n)] is None and other:
+                        instead[str(n)] = other
             if pad:
                 row["pad"] = pad
                 differs = True
+            if instead:
+                row["instead"] = instead
             rows[rocm] = row
         if rows and differs:
             out[name] = {"hip": hip, "kernel_param": kernel, "cuda_arity": [lo, hi], "releases": rows}

@@ -147,6 +147,12 @@ def argument_count(node, ctx) -> tuple[str, list[Edit] | None] | None:
     passes = f"HIP's `{hip}` takes {_arity(row['arities'])} ({rel.label()}{hip_forms.approximate(rel, facts)}), " \
              f"this call passes {n}"
     pad = (row.get("pad") or {}).get(str(n))
+    instead = (row.get("instead") or {}).get(str(n))
+    if not pad and instead:
+        fn = node.child_by_field_name("function")
+        fn = fn.child_by_field_name("name") if fn.type == "qualified_identifier" else fn
+        return (f"{passes}: CUDA's `{cuda}` with {n} arguments calls the function HIP names `{instead}`; call "
+                "that", [Edit(fn.start_byte, fn.end_byte, instead)])
     if not pad:
         return (f"{passes}: CUDA {facts['cuda']} and HIP declare `{cuda}` differently; port this call by hand",
                 None)
