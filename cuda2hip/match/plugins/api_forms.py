@@ -15,11 +15,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ...findings import Edit
+from ...findings import API, Edit
 from .. import hip_forms
 from ..builders import BuiltFix, Match, fix_builder
 from ..predicates import predicate
-from .cuda_ast import call_args, text
+from .cuda_ast import call_args, callee_name, text
 from .expr_types import expression_type
 
 DATA = "calls"
@@ -128,7 +128,8 @@ def kernel_argument_cast_fix(match: Match, ctx, rule) -> BuiltFix | bool:
     if got is None:
         return False
     msg, edit = got
-    return BuiltFix([edit], message=msg, description="Cast the kernel to `const void*`")
+    return BuiltFix([edit], message=msg, description="Cast the kernel to `const void*`",
+                    data={API: _by_name()[callee_name(match.node, ctx.data)][0]})
 
 
 # ------------------------------------------------------------------------------ HIP131
@@ -173,9 +174,10 @@ def argument_count_defaults(match: Match, ctx, rule) -> BuiltFix | bool:
     if got is None:
         return False
     msg, edits = got
+    api = {API: _by_name()[callee_name(match.node, ctx.data)][0]}
     if edits is None:
-        return BuiltFix(None, message=msg, effort="medium")
-    return BuiltFix(edits, message=msg, description="Write CUDA's default arguments")
+        return BuiltFix(None, message=msg, effort="medium", data=api)
+    return BuiltFix(edits, message=msg, description="Write CUDA's default arguments", data=api)
 
 
 # ------------------------------------------------------------------------------ HIP132, HIP133
@@ -183,6 +185,7 @@ def argument_count_defaults(match: Match, ctx, rule) -> BuiltFix | bool:
 
 @fix_builder("api-form-level")
 def api_form_level(match: Match, ctx, rule) -> BuiltFix:
-    """No fix; the severity the rule's predicate chose ($LEVEL)."""
-    return BuiltFix(None, severity=match.env["LEVEL"].text)
+    """No fix; the severity the rule's predicate chose ($LEVEL), the API it is about ($FN)."""
+    api = match.env.get("FN")
+    return BuiltFix(None, severity=match.env["LEVEL"].text, data={API: api.text} if api else {})
 

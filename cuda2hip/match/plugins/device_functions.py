@@ -83,8 +83,9 @@ def _partial(name: str, status: dict, node, ctx, rel, facts) -> tuple[str, str] 
     for sig in status["lacks"]:
         if fits(sig):
             return f"{has}, not for `({', '.join(sig)})`", "error" if rel.exact else "warning"
-    if any(k is not None for k in known) or len(status["lacks"]) <= len(status["has"]):
-        return None  # a type the comparison does not cover, or HIP has most of CUDA's overloads
+    if (any(k is not None for k in known) or len(status["lacks"]) <= len(status["has"])
+            or not any(len(s) == len(args) for s in status["lacks"])):
+        return None  # a type the comparison does not cover, HIP has most of CUDA's overloads, or no arity fits
     return (f"{has}; CUDA also has {_overloads(status['lacks'])}: the argument's type is not visible here, "
             "check it", "warning")
 
@@ -95,7 +96,7 @@ def _analyse(node, ctx) -> tuple[str, str] | None:
         return None
     name = text(fn, ctx.data)
     row = _functions().get(name)
-    if row is None or _left_to_tables(name, ctx):
+    if row is None:
         return None
     raw = name.encode()
     if raw in file_definitions(ctx) or raw in _included_definitions(ctx):
@@ -108,6 +109,9 @@ def _analyse(node, ctx) -> tuple[str, str] | None:
     status = statuses[rel.index]
     if status is None:
         return None
+    opt_in_only = isinstance(status, str) and status.startswith("-D")
+    if not opt_in_only and _left_to_tables(name, ctx):
+        return None  # (an opt-in macro is news to HIP102's "no HIP equivalent": this finding supersedes it)
     if isinstance(status, dict):
         return _partial(name, status, node, ctx, rel, facts)
     approx = hip_forms.approximate(rel, facts)
@@ -131,5 +135,6 @@ def device_function_missing(node, env, ctx, args):
     got = _analyse(node, ctx)
     if got is None:
         return False
-    return {"WHY": capture(node, ctx.data, got[0]), "LEVEL": capture(node, ctx.data, got[1])}
+    return {"WHY": capture(node, ctx.data, got[0]), "LEVEL": capture(node, ctx.data, got[1]),
+            "FN": capture(node.child_by_field_name("function"), ctx.data)}
 

@@ -66,7 +66,7 @@ def _chain(node) -> tuple[list[str], object]:
 
 
 def _analyse(node, ctx):
-    """(message, severity) for a member access of a field HIP lacks at the target, else None."""
+    """(message, severity, the field as `cudaStruct.field`) for a member access of a field HIP lacks at the target, else None."""
     data = ctx.data
     field = node.child_by_field_name("field")
     by_name, words = _index()
@@ -96,7 +96,7 @@ def _analyse(node, ctx):
         hip = entry["hip"]
         msg = (f"`{hip}` (CUDA's `{cuda}`) has no field `{path}` in {rel.label()}{_since(since, facts)}"
                f"{hip_forms.approximate(rel, facts)}")
-        return msg, "error" if rel.exact else "warning"
+        return msg, "error" if rel.exact else "warning", f"{cuda}.{path}"
     return _unknown(node, ctx, name, rel, facts)
 
 
@@ -113,7 +113,7 @@ def _unknown(node, ctx, name: str, rel, facts) -> tuple[str, str] | None:
     msg = (f"`{name}` is a field of CUDA's `{cuda}` that `{entry['hip']}` lacks in {rel.label()}"
            f"{_since(since, facts)}{hip_forms.approximate(rel, facts)}; the type of `{obj}` is not visible "
            "here: check it")
-    return msg, "warning"
+    return msg, "warning", f"{cuda}.{name}"
 
 
 def _since(since: str | None, facts: dict) -> str:
@@ -127,5 +127,6 @@ def struct_field_missing(node, env, ctx, args):
     got = _analyse(node, ctx)
     if got is None:
         return False
-    return {"WHY": capture(node, ctx.data, got[0]), "LEVEL": capture(node, ctx.data, got[1])}
+    return {"WHY": capture(node, ctx.data, got[0]), "LEVEL": capture(node, ctx.data, got[1]),
+            "FN": capture(node, ctx.data, got[2])}
 
