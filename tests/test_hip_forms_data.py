@@ -90,6 +90,7 @@ def test_kernel_parameters_hip_takes_as_const_void_pointer(tmp_path, hipcc):
 
 
 def test_generated_data_is_current():
+    pytest.importorskip("clang.cindex", reason="the libclang bindings (pip install clang~=15.0) are not installed")
     sys.path.insert(0, str(ROOT / "tools"))
     from header_forms import releases
 
