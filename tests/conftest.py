@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
 SHARED = ROOT.parent / "shared"
 REFERENCE = SHARED / "reference"
-# Library headers the system packages lack, fetched by tests/harness (.ci/run does it): the ROCm
+# Library headers the system packages lack, fetched by tests/harness (tools/install-test-deps.sh does it): the ROCm
 # libraries Debian 12 does not package, and the CUDA math libraries the CUDA 13 toolkit here lacks.
 ROCM_LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_ROCM_LIBRARY_HEADERS",
                                            ROOT / ".cache" / "rocm-library-headers")) / "usr" / "include"
@@ -22,6 +22,13 @@ FETCH_ROCM_HEADERS = "bash tests/harness/fetch_rocm_library_headers.sh .cache/ro
 CUDA_LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_CUDA_LIBRARY_HEADERS",
                                            ROOT / ".cache" / "cuda-library-headers")) / "include"
 FETCH_CUDA_HEADERS = "python tests/harness/fetch_cuda_library_headers.py .cache/cuda-library-headers"
+# Installs every Debian package of tools/test-deps.txt and fetches both header trees (.ci/run runs it).
+INSTALL_TEST_DEPS = "bash tools/install-test-deps.sh"
+
+
+def not_installed(what: str, packages: str) -> str:
+    """The reason a test skips when a system package it needs is missing: what, and how to get it."""
+    return f"{what} not installed (apt-get install {packages}; every test tool at once: {INSTALL_TEST_DEPS})"
 
 
 @pytest.fixture(autouse=True)
@@ -55,7 +62,7 @@ def hipcc():
     """
     exe = _hipcc()
     if exe is None:
-        pytest.skip("hipcc not installed (apt-get install hipcc libamdhip64-dev)")
+        pytest.skip(not_installed("hipcc", "hipcc"))
 
     def compile_hip(path: Path, *extra: str) -> subprocess.CompletedProcess:
         env = dict(os.environ, HIP_PLATFORM="amd")
@@ -71,7 +78,7 @@ def nvcc():
     (cuBLAS, cuRAND, ..., when present) are on the include path."""
     exe = shutil.which("nvcc")
     if exe is None:
-        pytest.skip("nvcc not installed")
+        pytest.skip("nvcc not installed (the CUDA toolkit)")
     libraries = [f"-I{CUDA_LIBRARY_INCLUDE}"] if CUDA_LIBRARY_INCLUDE.is_dir() else []
 
     def compile_cuda(path: Path, *extra: str) -> subprocess.CompletedProcess:

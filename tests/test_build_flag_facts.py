@@ -12,7 +12,7 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import ROOT
+from conftest import ROOT, not_installed
 
 TABLE = ROOT / "rules" / "build" / "data" / "nvcc-flags.yaml"
 KERNEL = """#include <hip/hip_runtime.h>
@@ -37,7 +37,7 @@ def _written_flags() -> list[str]:
 def hip_compile(tmp_path):
     exe = shutil.which("hipcc")
     if exe is None:
-        pytest.skip("hipcc not installed")
+        pytest.skip(not_installed("hipcc", "hipcc"))
 
     def compile_(source: str, *flags: str) -> subprocess.CompletedProcess:
         src = tmp_path / "t.hip"

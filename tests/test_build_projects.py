@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FIXTURES, run_cli
+from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FIXTURES, not_installed, run_cli
 
 BUILD = FIXTURES / "build"
 CONFIG = BUILD / "cuda2hip.toml"  # adds the fixtures' cuRAND user rules (fixtures/build/rules)
@@ -48,10 +48,26 @@ def _check_migration(project: str, build_file: str, tmp_path: Path) -> Path:
     return work
 
 
-def _hip_toolchain() -> tuple[str, str]:
-    """(clang++, ROCm device-library directory) of the installed HIP toolchain."""
+def _found(pattern: str) -> bool:
+    return any(Path(p).is_file() for p in glob.glob(pattern))
+
+
+# What the migrated projects build with beyond hipcc: hipRAND (its headers include rocRAND's, and
+# Debian's libhiprand-dev does not depend on librocrand-dev), and for CMake hipRAND's package.
+HIPRAND = {"/usr/include/hiprand/hiprand.h": "libhiprand-dev", "/usr/include/rocrand/rocrand.h": "librocrand-dev",
+           "/usr/lib/*/libhiprand.so": "libhiprand-dev"}
+HIPRAND_CMAKE = {"/usr/lib/*/cmake/hiprand/hiprand-config.cmake": "libhiprand-dev",
+                 "/usr/lib/*/cmake/rocrand/rocrand-config.cmake": "librocrand-dev"}
+
+
+def _hip_toolchain(*needs: dict[str, str]) -> tuple[str, str]:
+    """(clang++, ROCm device-library directory) of the installed HIP toolchain; skips unless hipcc
+    and every file of `needs` (pattern -> the Debian package holding it) are installed."""
     if shutil.which("hipcc") is None:
-        pytest.skip("hipcc not installed (apt-get install hipcc libamdhip64-dev)")
+        pytest.skip(not_installed("hipcc", "hipcc"))
+    missing = sorted({pkg for need in needs for pattern, pkg in need.items() if not _found(pattern)})
+    if missing:
+        pytest.skip(not_installed(", ".join(missing), " ".join(missing)))
     clang = shutil.which("clang++") or next(iter(sorted(glob.glob("/usr/lib/llvm-*/bin/clang++"), reverse=True)), None)
     bitcode = next(iter(glob.glob("/usr/lib/*/amdgcn/bitcode") + glob.glob("/opt/rocm/amdgcn/bitcode")), None)
     if clang is None or bitcode is None:
@@ -64,9 +80,9 @@ def _debian_rocm_root(tmp_path: Path) -> Path:
     packages under /usr/lib/<multiarch>/cmake. A root of one-line configs that include Debian's
     lets CMake find them (an installed /opt/rocm needs none of this)."""
     root = tmp_path / "rocm-root"
-    found = glob.glob("/usr/lib/*/cmake/hip-lang/hip-lang-config.cmake")
+    found = [p for p in glob.glob("/usr/lib/*/cmake/hip-lang/hip-lang-config.cmake") if Path(p).is_file()]
     if not found:
-        pytest.skip("hip-lang CMake package not installed (libamdhip64-dev)")
+        pytest.skip(not_installed("the hip-lang CMake package", "libamdhip64-dev"))
     cmake_dir = Path(found[0]).parents[1]
     for pkg in cmake_dir.iterdir():
         for cfg in list(pkg.glob("*-config*.cmake")) + list(pkg.glob("*Config*.cmake")):
@@ -96,9 +112,9 @@ def test_build_fixtures_are_cuda(nvcc):
 
 def test_cmake_project_migrates_configures_and_builds(tmp_path):
     if shutil.which("cmake") is None:
-        pytest.skip("cmake not installed")
+        pytest.skip(not_installed("cmake", "cmake"))
     work = _check_migration("cmake_project", "CMakeLists.txt", tmp_path)
-    clang, bitcode = _hip_toolchain()
+    clang, bitcode = _hip_toolchain(HIPRAND, HIPRAND_CMAKE)
     root = _debian_rocm_root(tmp_path)
     build = tmp_path / "build"
     env = dict(HIP_ENV, CMAKE_PREFIX_PATH=str(root))
@@ -123,9 +139,9 @@ def test_cmake_project_migrates_configures_and_builds(tmp_path):
 
 def test_make_project_migrates_and_builds(tmp_path):
     if shutil.which("make") is None:
-        pytest.skip("make not installed")
+        pytest.skip(not_installed("make", "make"))
     work = _check_migration("make_project", "Makefile", tmp_path)
-    _hip_toolchain()
+    _hip_toolchain(HIPRAND)
     built = subprocess.run(["make", "-C", str(work)], capture_output=True, text=True, env=HIP_ENV)
     assert built.returncode == 0, built.stdout + built.stderr
     # The .cu pattern rule compiled both sources with hipcc for the AMD target.

@@ -8,7 +8,7 @@ Where the headers come from: the HIP runtime, driver API, device functions, hipR
 from libamdhip64-dev; hipRAND, rocRAND, hipSPARSE and rocSPARSE from their Debian 12 packages. Debian
 12 has no hipBLAS/rocBLAS, hipFFT, hipSOLVER/rocSOLVER, hipCUB/rocPRIM/rocThrust or MIOpen packages:
 tests/harness/fetch_rocm_library_headers.sh extracts the headers of Debian 13's (MIOpen: sid's)
-packages into .cache/rocm-library-headers (.ci/run does this), and those fixtures compile against
+packages into .cache/rocm-library-headers (tools/install-test-deps.sh does this), and those fixtures compile against
 them with Debian 12's hipcc. Likewise every input is proven valid CUDA with nvcc 13 before it is
 migrated; the CUDA library headers the toolkit here lacks (cuBLAS, cuRAND, cuFFT, cuSPARSE,
 cuSOLVER, cuDNN, NVRTC) come from NVIDIA's PyPI wheels (tests/harness/fetch_cuda_library_headers.py).
@@ -26,7 +26,7 @@ from typing import NamedTuple
 import pytest
 
 from conftest import (CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_ROCM_HEADERS, FIXTURES,
-                      ROCM_LIBRARY_INCLUDE, run_cli)
+                      INSTALL_TEST_DEPS, ROCM_LIBRARY_INCLUDE, run_cli)
 from migration_checks import newer_hip_names, unreported_tokens
 
 SRC = FIXTURES / "migrate"
@@ -56,7 +56,9 @@ CASES = {
     "rtc": Case("rtc.cu", [], ["hip/hiprtc.h"], ("nvrtc.h",)),
     "complex": Case("complex.cu", [], ["hip/hip_complex.h"], ()),
     "complex_roc": Case("complex.cu", ROC, ["hip/hip_complex.h"], (), expected="complex"),
-    "curand": Case("curand.cu", [], ["hiprand/hiprand.h", "hiprand/hiprand_kernel.h"], ("curand.h", "curand_kernel.h")),
+    # hipRAND's headers include rocRAND's (Debian's libhiprand-dev does not pull librocrand-dev in).
+    "curand": Case("curand.cu", [], ["hiprand/hiprand.h", "hiprand/hiprand_kernel.h", "rocrand/rocrand.h"],
+                   ("curand.h", "curand_kernel.h")),
     "curand_roc": Case("curand.cu", ROC, ["rocrand/rocrand.h", "rocrand/rocrand_kernel.h"], ("curand.h", "curand_kernel.h")),
     "cusparse": Case("cusparse.cu", [], ["hipsparse/hipsparse.h"], ("cusparse.h",)),
     "cusparse_roc": Case("cusparse.cu", ROC, ["rocsparse/rocsparse.h"], ("cusparse.h",)),
@@ -137,7 +139,7 @@ def test_fixture_compiles_with_hipcc(case, tmp_path, hipcc):
     if missing:
         pytest.skip(f"{case}: {', '.join(missing)} not found in {SYSTEM_INCLUDE} or {ROCM_LIBRARY_INCLUDE} "
                     f"(apt-get install libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev "
-                    f"librocsparse-dev; the other ROCm libraries: {FETCH_ROCM_HEADERS})")
+                    f"librocsparse-dev; the other ROCm libraries: {FETCH_ROCM_HEADERS}; both: {INSTALL_TEST_DEPS})")
     src = tmp_path / f"{case}.hip"
     src.write_text(_expected(case).read_text())
     extra = [f"-I{root}" for root in sorted(set(roots.values())) if root != SYSTEM_INCLUDE]

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, not_installed
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git not installed")
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason=not_installed("git", "git"))
 
 FINDINGS = "#include <cuda_runtime.h>\nvoid f(float* p) { cudaMalloc(&p, 16); cudaFree(p); }\n"
 CLEAN = "#include <hip/hip_runtime.h>\nvoid f(float* p) { hipMalloc(&p, 16); hipFree(p); }\n"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import not_installed, run_cli
 from report_helpers import SELECT, copy_project
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -21,9 +21,9 @@ LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backgro
 @pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright not installed (pip install -e '.[dev]')")
-    exe = CHROMIUM if CHROMIUM.exists() else (Path(p) if (p := shutil.which("chromium")) else None)
+    exe = shutil.which(str(CHROMIUM)) or shutil.which("chromium")
     if exe is None:
-        pytest.skip("chromium not installed (apt-get install chromium)")
+        pytest.skip(not_installed("chromium", "chromium"))
     with sync_api.sync_playwright() as pw:
         b = pw.chromium.launch(executable_path=str(exe), args=LAUNCH_ARGS)
         yield b

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Installs everything the tests use beyond `pip install -e '.[dev]'`, so that none of them skips:
+# the Debian 12 packages of tools/test-deps.txt (HIP compiler and libraries, Chromium, CMake, make,
+# git), the headers of the ROCm libraries Debian 12 lacks (from Debian 13 packages) and the CUDA
+# library headers the CUDA toolkit lacks (from NVIDIA's PyPI wheels) and the clang headers of newer
+# Debian hipcc releases, all under .cache/.
+# Debian 12 / Ubuntu; as root, or through sudo. .ci/run calls it too, so the two never drift.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+sudo=()
+[[ $(id -u) == 0 ]] || sudo=(sudo)
+mapfile -t packages < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' tools/test-deps.txt | awk '{print $1}')
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq "${packages[@]}" >/dev/null
+
+bash tests/harness/fetch_rocm_library_headers.sh .cache/rocm-library-headers
+python3 tests/harness/fetch_cuda_library_headers.py .cache/cuda-library-headers
+# The clang headers of Debian trixie's and sid's hipcc (clang 17, 21): with the HIP headers of those
+# releases, tools/generate_hip_forms.py reads which device functions each HIP release declares.
+python3 tests/harness/fetch_hip_compiler_headers.py .cache/hip-compiler-headers ||
+  echo "warning: no hipcc clang headers fetched; the forms data is checked against the installed HIP 5.2 only" >&2
