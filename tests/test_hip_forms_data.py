@@ -66,6 +66,27 @@ def test_device_functions_hip_5_2_lacks_are_undeclared(tmp_path, hipcc):
                                        sorted(undeclared - set(claims)))
 
 
+def test_device_function_overloads_hip_5_2_lacks_do_not_compile(tmp_path, hipcc):
+    """Where the data says HIP 5.2 declares a function for some of CUDA's parameter types only,
+    a call with the types it lacks is an error and one with the types it has compiles."""
+    data = _data("device-functions")
+    lines, fails = ["#include <hip/hip_runtime.h>", "#include <hip/hip_fp16.h>"], {}
+    for name, (_header, statuses) in data["functions"].items():
+        if not isinstance(statuses[0], dict):
+            continue
+        for sig, bad in [(s, True) for s in statuses[0]["lacks"]] + [(s, False) for s in statuses[0]["has"]]:
+            params = ", ".join(f"{t} a{i}" for i, t in enumerate(sig))
+            args = ", ".join(f"a{i}" for i in range(len(sig)))
+            lines.append(f"__device__ void f{len(lines)}({params}) {{ (void){name}({args}); }}")
+            fails[len(lines)] = bad
+    assert any(fails.values()) and not all(fails.values())
+    src = tmp_path / "overloads.hip"
+    src.write_text("\n".join(lines) + "\n")
+    proc = hipcc(src, "-ferror-limit=0", "--cuda-device-only")
+    failed = {int(n) for n in re.findall(r"overloads\.hip:(\d+):\d+: error:", proc.stderr)}
+    assert failed == {n for n, bad in fails.items() if bad}, proc.stderr[-3000:]
+
+
 def test_kernel_parameters_hip_takes_as_const_void_pointer(tmp_path, hipcc):
     """HIP 5.2 rejects a kernel passed directly where the data says there is no template
     overload for that argument count, and accepts it where it says there is one."""
