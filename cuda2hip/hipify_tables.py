@@ -25,6 +25,9 @@ LIBRARIES = {
     "cusolver": ("CUSOLVER_API_supported_by_HIP.md", "CUSOLVER_API_supported_by_HIP_and_ROC.md"),
     "cudnn": ("CUDNN_API_supported_by_HIP.md", "CUDNN_API_supported_by_HIP_and_MIOPEN.md"),
     "cub": ("CUB_API_supported_by_HIP.md", None),
+    # the cuBLASLt rows of HIPIFY's cuBLAS table (hipBLASLt is a library of its own), split off by
+    # tools/generate_rule_data.py
+    "cublaslt": (None, None),
 }
 
 # The roc*/MIOpen-only tables repeat the second block of the *_and_ROC / *_and_MIOPEN tables.

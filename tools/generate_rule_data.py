@@ -22,6 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cuda2hip.hipify_tables import LIBRARIES, parse_table  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tools"))
+from rocm_headers.corrections import FACTS, apply, load_facts  # noqa: E402
+
 DEFAULT_TABLES = ROOT.parent / "shared" / "reference" / "hipify-api-tables"
 DEFAULT_OUT = ROOT / "rules" / "api" / "data"
 
@@ -35,11 +39,12 @@ COLUMNS = [
 # Names the tables list under several libraries (e.g. `CUstream_st` in the driver and the
 # runtime table) belong to the first library in this order, so that one identifier gets one
 # finding and one edit; the others record it under "shared_with" (counted by the coverage).
-PRECEDENCE = ["runtime", "driver", "device", "rtc", "complex", "cublas", "curand", "cufft",
+PRECEDENCE = ["runtime", "driver", "device", "rtc", "complex", "cublas", "cublaslt", "curand", "cufft",
               "cusparse", "cusolver", "cudnn", "cub"]
 
 # Names added by hand: the tables stop at ROCm 6.3 / CUDA 12.6 (see the tables' README). Only
-# what a primary source states. (library, cuda, hip, section, cuda_added, hip_added, source)
+# what a primary source states, and each must be declared by a ROCm header (tools/audit_rule_data.py
+# fails otherwise). (library, cuda, hip, section, cuda_added, hip_added, source)
 WARP_SYNC = ("ROCm/clr hipamd/include/hip/amd_detail/amd_warp_sync_functions.h declares the _sync shuffles "
              "from ROCm 6.2 behind -DHIP_ENABLE_WARP_SYNC_BUILTINS, with a 64-bit mask; declared by default "
              "from ROCm 7.0: https://rocm.docs.amd.com/projects/HIP/en/latest/hip-7-changes.html")
@@ -58,6 +63,31 @@ ROC_HAND_ADDED = [
     ("curand", name, "rocrand_state_xorwow", "hip_added", _XORWOW)
     for name in ("curandState", "curandState_t", "curandStateXORWOW", "curandStateXORWOW_t")
 ]
+
+MAPPINGS = ROOT / "tools" / "data" / "mappings.yaml"
+# cuBLASLt names (HIPIFY lists them in its cuBLAS table): hipBLASLt's library of their own
+CUBLASLT = re.compile(r"(?:cublasLt|CUBLASLT_)")
+
+
+def project_mappings(path: Path = MAPPINGS) -> dict[str, dict[str, tuple[str, str]]]:
+    """library -> CUDA name -> (HIP name, why) of tools/data/mappings.yaml."""
+    import yaml
+
+    out: dict[str, dict[str, tuple[str, str]]] = {}
+    for block in yaml.safe_load(path.read_text(encoding="utf-8")) or []:
+        for cuda, hip in block["names"].items():
+            out.setdefault(block["library"], {})[cuda] = (hip, block["why"])
+    return out
+
+
+def _mapped(row: list, hip: str, why: str) -> list:
+    """A row whose HIP target is the project's: no HIPIFY version stands (the header audit gives it)."""
+    row = list(row)
+    old = row[0]
+    row[0] = hip
+    row[8:13] = ["", "", "", "", False]
+    row[17] = f"project mapping (tools/data/mappings.yaml): {why}; HIPIFY: {old or 'no equivalent'}"
+    return row
 
 
 def _kind(name: str, section: str) -> str:
@@ -120,6 +150,9 @@ def build_library(lib: str, tables: Path) -> dict:
         row[13], row[14] = roc, row[COLUMNS.index(version_from)]
         row[17] = f"roc target hand-added: {source}"
         hand.append(cuda)
+    for cuda, (hip, why) in project_mappings().get(lib, {}).items():
+        if cuda in names:
+            names[cuda] = _mapped(names[cuda], hip, why)
     sources = [f for f in (hip_file, roc_file) if f]
     return {
         "source": ("HIPIFY docs/tables/" + " + ".join(sources) + " (github.com/ROCm/HIPIFY, MIT)"
@@ -148,11 +181,28 @@ def _roc_versions(payloads: dict[str, dict]) -> None:
                 row[14] = known[row[13]]
 
 
-def build_all(tables: Path) -> dict[str, dict]:
+def build_all(tables: Path, facts: dict | None = None) -> dict[str, dict]:
     """Every library, with names listed by several tables kept only by the first library of
     PRECEDENCE (the others note the owner in `shared_with`)."""
     payloads = {lib: build_library(lib, tables) for lib in LIBRARIES}
     _roc_versions(payloads)
+    blas, lt = payloads["cublas"], payloads["cublaslt"]
+    for name in [n for n in blas["names"] if CUBLASLT.match(n)]:
+        row = blas["names"].pop(name)
+        row[2] = "cublaslt"
+        lt["names"][name] = row
+        blas["shared_with"][name] = "cublaslt"
+    lt["source"] = "the cuBLASLt rows of " + blas["source"]
+    if facts:  # the ROCm versions, corrected by the headers (tools/rocm_headers/corrections.py)
+        for lib, payload in payloads.items():
+            corrected = 0
+            for cuda, row in payload["names"].items():
+                fixed = apply(row, lib, facts)
+                corrected += fixed != row
+                payload["names"][cuda] = fixed
+            payload["source"] += ("; ROCm versions checked against the headers of Debian's ROCm packages "
+                                  "(tools/data/rocm-headers.json, tools/audit_rule_data.py): "
+                                  f"{corrected} rows corrected, each saying why in its note")
     owner: dict[str, str] = {}
     for lib in PRECEDENCE:
         names = payloads[lib]["names"]
@@ -187,12 +237,13 @@ def main(argv=None) -> int:
     ap.add_argument("--tables", type=Path, default=DEFAULT_TABLES)
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--facts", type=Path, default=FACTS, help="header facts (tools/audit_rule_data.py --write)")
     args = ap.parse_args(argv)
     if not args.tables.is_dir():
         print(f"tables not found: {args.tables}", file=sys.stderr)
         return 2
     stale = []
-    for lib, payload in build_all(args.tables).items():
+    for lib, payload in build_all(args.tables, load_facts(args.facts)).items():
         text = render(payload)
         out = args.out / f"{lib}.json"
         if args.check:

@@ -66,6 +66,16 @@ class IncludeRule(CompiledRule):
         roc = (rule.params or {}).get("roc") or {}
         if settings.library_profile == "roc":
             self.headers.update(roc)
+        # `params: {requires: {header: "X.Y"}}`: the ROCm release that first installs a target
+        # header. With an older --target-rocm the include is reported, not rewritten.
+        self.too_new: dict[str, str] = {}
+        if settings.target_rocm:
+            from .api_tables import version_tuple
+
+            target = version_tuple(settings.target_rocm)
+            for header, version in ((rule.params or {}).get("requires") or {}).items():
+                if version_tuple(str(version)) > target:
+                    self.too_new[header] = str(version)
 
     def target_of(self, header: str) -> str | None:
         known, target = lookup(self.headers, header)
@@ -84,6 +94,11 @@ class IncludeRule(CompiledRule):
             msg = self.message(HEADER=header, HIP="(none)")
             ctx.report(self, start, end, msg, edits=[Edit(start, end, "")],
                        description=f"Remove the include of `{header}`")
+            return
+        if target in self.too_new:
+            msg = (f"`{header}` is a CUDA header; HIP's `{target}` needs ROCm {self.too_new[target]} "
+                   f"(target is {self.settings.target_rocm}): not rewritten")
+            ctx.report(self, pstart, pend, msg, data={"hip": target, "requires": self.too_new[target]})
             return
         msg = self.message(HEADER=header, HIP=target)
         if self._already_included(node, target, ctx):

@@ -33,7 +33,7 @@ CUDA_LOOKING = re.compile(
 
 # Library names as users know them, for messages.
 HIP_LIBRARY = {"runtime": "HIP", "driver": "HIP", "device": "HIP", "complex": "HIP", "rtc": "hipRTC",
-               "cublas": "hipBLAS", "curand": "hipRAND", "cufft": "hipFFT", "cusparse": "hipSPARSE",
+               "cublas": "hipBLAS", "cublaslt": "hipBLASLt", "curand": "hipRAND", "cufft": "hipFFT", "cusparse": "hipSPARSE",
                "cusolver": "hipSOLVER", "cudnn": "hipDNN", "cub": "hipCUB"}
 ROC_LIBRARY = {"cublas": "rocBLAS", "curand": "rocRAND", "cusparse": "rocSPARSE",
                "cusolver": "rocSOLVER", "cudnn": "MIOpen"}
@@ -62,6 +62,9 @@ def resolve(entry: ApiEntry, profile: str, target_rocm: tuple[int, ...] | None, 
         name, added, removed, exp = entry.hip, entry.hip_added, entry.hip_removed, entry.experimental
         label = HIP_LIBRARY.get(lib, "HIP")
     if name is None:
+        audited = _audit_reason(entry.note, "roc" if roc else "hip")
+        if audited:
+            return Resolution(None, audited, label)
         reason = f"no {label} equivalent"
         if roc and entry.hip:
             reason += f" ({HIP_LIBRARY[lib]} has `{entry.hip}`: drop --roc to use it)"
@@ -87,6 +90,16 @@ def resolve(entry: ApiEntry, profile: str, target_rocm: tuple[int, ...] | None, 
     elif removed and not plain:
         return Resolution(None, f"{label}'s `{name}` was removed in ROCm {removed}", label)
     return Resolution(name, "", label)
+
+
+def _audit_reason(note: str, profile: str) -> str:
+    """Why the table audit (tools/audit_rule_data.py) dropped a target, from the row's note."""
+    if "header audit" not in note:
+        return ""
+    for part in note.split("; "):
+        if part.startswith(f"header audit, {profile}: ") and part.endswith(", so it is not written"):
+            return part.split(": ", 1)[1].removesuffix(", so it is not written") + " (cuda2hip's table audit)"
+    return ""
 
 
 class _TableRule(CompiledRule):

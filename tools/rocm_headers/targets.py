@@ -1,0 +1,96 @@
+"""Every HIP/ROCm name the built-in rules can write: the targets of the generated name tables (both
+library profiles), the inline `names:` of rename rules, the headers of the include maps, and the
+libraries, CMake targets and packages of the build rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from .corrections import COL, PACKAGES, is_plain_c
+
+ROOT = Path(__file__).resolve().parents[2]
+RULES = ROOT / "rules"
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str  # what the rules write
+    library: str  # table library id (runtime, cublas, ...) or "include" / "build"
+    profile: str  # hip / roc
+    cuda: str  # the CUDA name (or header / library) it replaces
+    added: str = ""  # the ROCm version the data says it needs
+    removed: str = ""
+    hand_added: bool = False  # not from HIPIFY's tables: only a header can vouch for it
+
+    @property
+    def package(self) -> str | None:
+        return PACKAGES[self.profile].get(self.library)
+
+
+def table_targets(tables: dict[str, dict]) -> list[Target]:
+    """The names the rows of `tables` (library -> generated payload) emit, in either profile."""
+    out = []
+    for lib, payload in tables.items():
+        hand = set(payload.get("hand_added", ()))
+        for cuda, row in payload["names"].items():
+            for profile, (t, a, r) in COL.items():
+                name = row[t]
+                if not name or is_plain_c(name) or (profile == "hip" and lib == "cudnn"):
+                    continue  # (HIPIFY's hipDNN targets have no ROCm release: never written)
+                out.append(Target(name, lib, profile, cuda, row[a], row[r], cuda in hand))
+    return out
+
+
+def _rules():
+    for path in sorted(RULES.rglob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        if isinstance(data, dict) and "kind" in data:
+            yield path, data
+
+
+def inline_targets() -> list[Target]:
+    out = []
+    for _path, rule in _rules():
+        if rule["kind"] != "rename":
+            continue
+        params = rule.get("params") or {}
+        for cuda, hip in (rule.get("names") or {}).items():
+            if hip:
+                out.append(Target(hip, params.get("library", "user"), "hip", cuda, str(params.get("hip_added", "")),
+                                  hand_added=True))
+    return out
+
+
+def include_targets() -> list[Target]:
+    """(header written, for which CUDA header, profile); the runtime include rule's header too."""
+    out = []
+    for _path, rule in _rules():
+        if rule["kind"] == "include":
+            params = rule.get("params") or {}
+            requires = params.get("requires") or {}
+            for profile, headers in (("hip", rule.get("headers") or {}), ("roc", params.get("roc") or {})):
+                for cuda, hip in headers.items():
+                    if hip:
+                        out.append(Target(hip, "include", profile, cuda, str(requires.get(hip, ""))))
+        elif rule["kind"] == "hip-runtime-include":
+            out.append(Target(rule["params"]["header"], "include", "hip", "(runtime)"))
+    return out
+
+
+def build_targets() -> list[tuple[str, str, str]]:
+    """(what, name, CUDA name) for every library (-l), CMake target and find_package name."""
+    table = yaml.safe_load((RULES / "build" / "data" / "libraries.yaml").read_text(encoding="utf-8"))
+    out = []
+    for entry in table:
+        for profile in ("hip", "roc"):
+            side = entry.get(profile)
+            if not side:
+                continue
+            cuda = entry.get("cuda") or entry.get("target") or ""
+            for what in ("lib", "target", "package"):
+                if side.get(what):
+                    out.append((what, side[what], cuda))
+    return sorted(set(out))
