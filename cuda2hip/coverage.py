@@ -34,7 +34,8 @@ class LibraryCoverage:
 
     @property
     def complete(self) -> bool:
-        if self.problems or self.rename_rule is None or self.unmapped_rule is None:
+        # (an empty table, such as cuFile's until a header declares a hipFile name, needs no rename rule)
+        if self.problems or (self.rename_rule is None and self.names) or self.unmapped_rule is None:
             return False
         return self.source_rows is None or self.source_rows == self.source_accounted
 
@@ -161,7 +162,7 @@ def render_text(result: list[LibraryCoverage], settings) -> str:
     for c in result:
         for p in c.problems[:20]:
             lines.append(f"problem ({c.library}): {p}")
-        if c.rename_rule is None or c.unmapped_rule is None:
+        if (c.rename_rule is None and c.names) or c.unmapped_rule is None:
             lines.append(f"problem ({c.library}): no selected {'rename' if c.rename_rule is None else 'unmapped'} "
                          "rule loads this table")
     return "\n".join(lines) + "\n"
