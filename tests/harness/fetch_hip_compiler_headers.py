@@ -25,26 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
+# the private apt state of the release-header fetch (same directory)
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from fetch_rocm_release_headers import MIRROR, apt_options, run  # noqa: E402
+
 SUITES = ("trixie", "sid")
-KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg"
-MIRROR = "http://deb.debian.org/debian"
 MAX_AGE = 7 * 24 * 3600  # sid moves: fetch again after a week
 FORMAT = "1"
-
-
-def apt_options(work: Path, suite: str) -> list[str]:
-    (work / "state" / "lists" / "partial").mkdir(parents=True, exist_ok=True)
-    (work / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
-    sources = work / "sources.list"
-    sources.write_text(f"deb [signed-by={KEYRING}] {MIRROR} {suite} main\n")
-    return ["-o", f"Dir::State={work}/state", "-o", f"Dir::Cache={work}/cache",
-            "-o", f"Dir::Etc::SourceList={sources}", "-o", "Dir::Etc::SourceParts=/dev/null",
-            "-o", "Dir::State::status=/dev/null", "-o", "Debug::NoLocking=1",
-            "-o", "APT::Sandbox::User=root", "-qq"]
-
-
-def run(cmd: list[str], **kw) -> subprocess.CompletedProcess:
-    return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
 
 def fetch_suite(suite: str, out: Path, work: Path) -> dict:

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-LIBCLANG = "/usr/lib/x86_64-linux-gnu/libclang-15.so.1"
+from header_forms.clang_decls import LIBCLANG, cindex  # noqa: F401  (the libclang both tools use)
+
 RESOURCE_DIR = "/usr/lib/llvm-15/lib/clang/15.0.6"
 PUBLIC_SUFFIXES = (".h", ".hpp", ".cuh", ".hh")
 # Headers under these directory names are implementation details (or the NVIDIA platform's).
@@ -27,15 +28,6 @@ PRIVATE_DIRS = re.compile(r"(?:^|/)(?:detail|details|internal|nvidia_detail|nvcc
 FLAGS = ["-x", "hip", "--offload-arch=gfx90a", "-nogpuinc", "-nogpulib", "-std=c++17",
          "-include", "__clang_hip_runtime_wrapper.h", "-resource-dir", RESOURCE_DIR]
 SIDES = ((), ("--cuda-device-only",))
-
-
-@lru_cache(maxsize=None)
-def cindex():
-    from clang import cindex as ci
-
-    if not ci.Config.loaded:
-        ci.Config.set_library_file(LIBCLANG)
-    return ci
 
 
 @lru_cache(maxsize=None)
