@@ -164,6 +164,16 @@ def _headers(path: str, data: bytes, root: Path) -> list[str]:
     return [*direct, *_closure(direct, root_s)] if direct else []
 
 
+def included_headers(path: str, data: bytes, root: Path) -> list[tuple[str, bytes]]:
+    """(path, content) of the project headers a file includes, directly and transitively."""
+    out = []
+    for header in _headers(path, data, root):
+        got = _read(header)
+        if got is not None:
+            out.append((header, got[1]))
+    return out
+
+
 def included_definitions(path: str, data: bytes, root: Path) -> frozenset[bytes]:
     """Names defined by the project headers that a file includes (transitively)."""
     from .match.defined_names import definitions_in

@@ -65,6 +65,40 @@ class Headers:
         failed = {int(m.group(1)) - first for m in re.finditer(r"headers\.cpp:(\d+):\d+: error", proc.stderr)}
         return {pair for i, pair in enumerate(pairs) if i not in failed}
 
+    def canonical_types(self, spellings: list[str]) -> dict[str, str]:
+        """Each spelling that names a type in this translation unit -> the type with every typedef
+        resolved, as the compiler's mangling encodes it (`cudaStream_t` -> `CUstream_st *`): one
+        probe function per spelling, compiled to assembly and demangled. Spellings that are no
+        type here (enumerators, names of another version) are dropped, and the rest recompiled."""
+        todo = list(dict.fromkeys(spellings))
+        head = self.source
+        first = head.count("\n") + 1
+        while todo:
+            probes = "".join(f"typedef {t} __c2h_t{i}; void __c2h_p{i}(__c2h_t{i} *) {{}}\n"
+                             for i, t in enumerate(todo))
+            with tempfile.TemporaryDirectory() as tmp:
+                src, asm = Path(tmp) / "headers.cpp", Path(tmp) / "probes.s"
+                src.write_text(head + probes)
+                proc = subprocess.run([*self.command, "-S", "-ferror-limit=0", "-o", str(asm), str(src)],
+                                      capture_output=True, text=True, env=self.env)
+                text = asm.read_text() if proc.returncode == 0 else ""
+            if proc.returncode != 0:
+                failed = {int(m.group(1)) - first for m in re.finditer(r"headers\.cpp:(\d+):\d+: error", proc.stderr)}
+                if not failed or not failed <= set(range(len(todo))):
+                    raise RuntimeError(f"{' '.join(self.command)}: probes failed:\n{proc.stderr[-2000:]}")
+                todo = [t for i, t in enumerate(todo) if i not in failed]
+                continue
+            symbols = re.findall(r"^(_Z\w*__c2h_p\d+\w*):", text, re.M)
+            demangled = subprocess.run(["c++filt"], input="\n".join(symbols), capture_output=True, text=True,
+                                       check=True).stdout.split("\n")
+            out = {}
+            for line in demangled:
+                m = re.match(r"__c2h_p(\d+)\((.*)\)$", line.strip())
+                if m:
+                    out[todo[int(m.group(1))]] = _spelled(m.group(2)[:-1])  # the probe's own `*` dropped
+            return out
+        return {}
+
     def decls(self, prefix: str) -> tuple[dict[str, list[Decl]], dict[str, str]]:
         """Function declarations whose name contains `prefix`, by name (an overloaded name has
         several; a redeclaration with the same types is kept once), and the typedefs whose name
@@ -108,6 +142,11 @@ class Headers:
             n = int(macros[names[0]])
             return f"{n // 100000}.{n // 100 % 1000}.{n % 100}"
         return ".".join(macros.get(n, "?").strip() or "0" for n in names)
+
+
+def _spelled(t: str) -> str:
+    """A demangled type in one spelling: tokens apart, `*` and `&` as tokens (`void **` -> `void * *`)."""
+    return " ".join(re.findall(r"[A-Za-z_][\w:]*(?:<[^>]*>)?|\d+|[*&(),]", t))
 
 
 def _decl(node: dict) -> Decl:

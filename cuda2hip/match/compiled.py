@@ -108,7 +108,7 @@ def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
 
 
 def _load_core_kinds() -> None:
-    from . import diagnostics, include, leftovers, pattern_rule, rename, runtime_include  # noqa: F401
+    from . import diagnostics, include, leftovers, pattern_rule, rename, rename_collisions, runtime_include  # noqa: F401
 
 
 def _load_kinds() -> None:
