@@ -108,7 +108,8 @@ def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
 
 
 def _load_core_kinds() -> None:
-    from . import diagnostics, include, leftovers, pattern_rule, rename, rename_collisions, runtime_include  # noqa: F401
+    from . import (diagnostics, hip_collisions, include, leftovers, pattern_rule, rename,  # noqa: F401
+                   rename_collisions, runtime_include)
 
 
 def _load_kinds() -> None:

@@ -21,11 +21,12 @@ _ARMS = frozenset({"preproc_elif", "preproc_elifdef", "preproc_else"})
 _SCOPES = frozenset({"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"})
 _DEFINED = re.compile(r"^(!?)\s*defined\s*\(?\s*(\w+)\s*\)?$")
 
-# The macros hip/hip_common.h defines for the platform a HIP program is built for: code under
-# `!defined(__HIP_PLATFORM_AMD__)` is not compiled for AMD GPUs.
+# Conditions no hipcc build for AMD GPUs compiles: hip/hip_common.h defines the platform macros,
+# clang predefines __HIPCC__ and __HIP__ for HIP, and HIP103 renames __CUDACC__ to __HIPCC__.
 AMD = "__HIP_PLATFORM_AMD__"
 DEAD_ON_AMD = frozenset({(AMD, False), ("__HIP_PLATFORM_HCC__", False), ("__HIP_PLATFORM_NVIDIA__", True),
-                         ("__HIP_PLATFORM_NVCC__", True)})
+                         ("__HIP_PLATFORM_NVCC__", True), ("__HIPCC__", False), ("__HIP__", False),
+                         ("__CUDACC__", False)})
 
 
 class Function(NamedTuple):
@@ -207,3 +208,12 @@ def definition_node(fn: Function):
     """The node a guard goes around: the definition with its `template <...>` head."""
     node = fn.node
     return node.parent if node.parent is not None and node.parent.type == "template_declaration" else node
+
+
+def param_name(data: bytes, p) -> str | None:
+    """The name a parameter declaration gives its parameter (None: unnamed)."""
+    node = p.child_by_field_name("declarator")
+    while node is not None and node.type != "identifier":
+        inner = node.child_by_field_name("declarator")
+        node = inner if inner is not None else next((c for c in node.named_children if c.type != "type_qualifier"), None)
+    return None if node is None else data[node.start_byte:node.end_byte].decode("utf-8", "replace")

@@ -20,7 +20,7 @@ from functools import lru_cache
 from .. import parse as parsing
 from ..findings import Edit
 from .compiled import CompiledRule, rule_kind
-from .cxx_functions import Function, definition_node, exclusive, functions, line_span, overlap
+from .cxx_functions import Function, definition_node, exclusive, functions, line_span, overlap, param_name
 from .type_identity import Namer, load, renamer, type_spelling
 
 _BUILTIN = re.compile(r"^(?:(?:void|bool|char|signed|unsigned|short|int|long|float|double|const|volatile)\b|[*&\s])+$")
@@ -52,9 +52,9 @@ class _Def:
         node = definition_node(self.fn)
         params = {}
         for i, p in enumerate(self.fn.params):
-            leaf = _param_name(p)
-            if leaf is not None:
-                params[self.data[leaf.start_byte:leaf.end_byte]] = b"$%d" % i
+            name = param_name(self.data, p)
+            if name is not None:
+                params[name.encode()] = b"$%d" % i
         out = []
         for m in _TOKEN.finditer(self.data, node.start_byte, node.end_byte):
             tok = m.group()
@@ -66,14 +66,6 @@ class _Def:
                 tok = namer.hip(tok.decode()).encode()
             out.append(tok)
         return out
-
-
-def _param_name(p):
-    node = p.child_by_field_name("declarator")
-    while node is not None and node.type != "identifier":
-        inner = node.child_by_field_name("declarator")
-        node = inner if inner is not None else next((c for c in node.named_children if c.type != "type_qualifier"), None)
-    return node
 
 
 @lru_cache(maxsize=256)
