@@ -33,6 +33,7 @@ from .cxx_functions import Function, definition_node, functions, line_span, para
 from .type_identity import STD_TYPEDEFS, type_spelling
 
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__)"
+CLANG_GUARD = "#if !defined(__HIP__)"
 _COMPONENTS = "xyzw"
 _INTEGERS = frozenset({"char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int",
                        "long", "unsigned long", "long long", "unsigned long long"})
@@ -155,7 +156,10 @@ class HipDefinitionCollisionRule(CompiledRule):
         why = f"HIP's headers define `{spaces} {sig}` ({entry['header']}): this is a redefinition"
         tail = ("; HIP's gives the same result for every argument" if same else
                 "; HIP's may not compute what this one does: review before guarding it")
-        self._report(ctx, fn, sig, why + tail, same, f"HIP defines {sig} ({entry['header']})")
+        # clang includes its HIP wrapper headers before the first line of every HIP compilation,
+        # where only the compiler's own __HIP__ is defined yet
+        guard = CLANG_GUARD if entry["header"].startswith("__clang_hip") else GUARD
+        self._report(ctx, fn, sig, why + tail, same, f"HIP defines {sig} ({entry['header']})", guard)
 
     def _same_function(self, ctx, fn: Function, types: list[str]) -> bool:
         names = [param_name(ctx.data, p) for p in fn.params]
@@ -182,13 +186,13 @@ class HipDefinitionCollisionRule(CompiledRule):
                     statements[-1] == f"return{r};"
         return False
 
-    def _report(self, ctx, fn: Function, sig: str, reason: str, same: bool, note: str) -> None:
+    def _report(self, ctx, fn: Function, sig: str, reason: str, same: bool, note: str, guard: str = GUARD) -> None:
         span = line_span(ctx.data, definition_node(fn))
         edits = None
         if span is not None:
             start, end = span
             after = "#endif\n" if ctx.data[end - 1:end] == b"\n" else "\n#endif\n"
-            edits = [Edit(start, start, f"{GUARD}  // cuda2hip: {note}\n"), Edit(end, end, after)]
+            edits = [Edit(start, start, f"{guard}  // cuda2hip: {note}\n"), Edit(end, end, after)]
         name = fn.name_node
         ctx.report(self, name.start_byte, name.end_byte, self.message(SIGNATURE=sig, REASON=reason), edits=edits,
                    applicability="safe" if same else "unsafe", description="Guard it out of the AMD build")
