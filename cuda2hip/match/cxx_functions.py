@@ -14,20 +14,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from .amd_conditions import evaluate, known_macros
 from .type_identity import type_spelling
 
 _CONDITIONAL = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else"})
 _ARMS = frozenset({"preproc_elif", "preproc_elifdef", "preproc_else"})
 _SCOPES = frozenset({"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"})
 _DEFINED = re.compile(r"^(!?)\s*defined\s*\(?\s*(\w+)\s*\)?$")
-
-# Conditions no hipcc build for AMD GPUs compiles: hip/hip_common.h defines the platform macros,
-# clang predefines __HIPCC__ and __HIP__ for HIP, and HIP103 renames __CUDACC__ to __HIPCC__.
-AMD = "__HIP_PLATFORM_AMD__"
-DEAD_ON_AMD = frozenset({(AMD, False), ("__HIP_PLATFORM_HCC__", False), ("__HIP_PLATFORM_NVIDIA__", True),
-                         ("__HIP_PLATFORM_NVCC__", True), ("__HIPCC__", False), ("__HIP__", False),
-                         ("__CUDACC__", False)})
-
 
 class Function(NamedTuple):
     node: object  # function_definition (or a member declaration in a class body)
@@ -40,13 +33,14 @@ class Function(NamedTuple):
     spaces: frozenset[str]  # host / device
     arms: tuple[tuple[int, int], ...]  # (id of an #if chain, arm index) from the innermost out
     literals: frozenset[tuple[str, bool]]  # macros the enclosing conditions need (un)defined
+    amd: bool | None  # whether hipcc compiles it for AMD GPUs (None: depends on other macros)
 
     def key(self, data: bytes, name_of) -> tuple:
         return (self.scope, self.name, self.template, self.qualifiers,
                 tuple(type_spelling(p, data, name_of) for p in self.params))
 
     def dead_on_amd(self) -> bool:
-        return bool(self.literals & DEAD_ON_AMD) or (None, False) in self.literals
+        return self.amd is False or (None, False) in self.literals
 
 
 def exclusive(a: Function, b: Function) -> bool:
@@ -62,19 +56,22 @@ def overlap(a: Function, b: Function) -> bool:
     return bool(a.spaces & b.spaces)
 
 
-def functions(tree, data: bytes) -> list[Function]:
+def functions(tree, data: bytes, macros: dict[str, int] | None = None) -> list[Function]:
+    """The file's function definitions (and member declarations), in order; `macros`: what the
+    AMD build defines (amd_conditions.known_macros)."""
+    macros = known_macros(None) if macros is None else macros
     out: list[Function] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
         kind = node.type
         if kind == "function_definition":
-            got = _function(node, data)
+            got = _function(node, data, macros)
             if got is not None:
                 out.append(got)
             continue
         if kind == "field_declaration" and node.parent is not None and node.parent.type == "field_declaration_list":
-            got = _function(node, data)  # a member declared in its class: redeclaring it is an error too
+            got = _function(node, data, macros)  # a member declared in its class: redeclaring it is an error too
             if got is not None:
                 out.append(got)
             continue
@@ -85,7 +82,7 @@ def functions(tree, data: bytes) -> list[Function]:
     return out
 
 
-def _function(node, data: bytes) -> Function | None:
+def _function(node, data: bytes, macros) -> Function | None:
     decl = node.child_by_field_name("declarator")
     while decl is not None and decl.type in ("pointer_declarator", "reference_declarator", "parenthesized_declarator"):
         decl = decl.child_by_field_name("declarator") or next(
@@ -109,7 +106,7 @@ def _function(node, data: bytes) -> Function | None:
     if len(pnodes) == 1 and data[pnodes[0].start_byte:pnodes[0].end_byte].strip() == b"void":
         pnodes = ()
     return Function(node, _name_leaf(name_node), _scope(node, data), name, template, pnodes, quals,
-                    _spaces(node, data), *_conditions(node, data))
+                    _spaces(node, data), *_conditions(node, data, macros))
 
 
 def _name_leaf(node):
@@ -145,9 +142,10 @@ def _spaces(node, data: bytes) -> frozenset[str]:
     return frozenset(spaces or {"host"})
 
 
-def _conditions(node, data: bytes):
+def _conditions(node, data: bytes, macros):
     arms: list[tuple[int, int]] = []
     literals: set[tuple[str | None, bool]] = set()
+    amd: bool | None = True
     child, parent = node, node.parent
     while parent is not None:
         if parent.type in _CONDITIONAL and child.type not in _ARMS and child != parent.child_by_field_name("condition"):
@@ -156,8 +154,41 @@ def _conditions(node, data: bytes):
                 root, index = root.parent, index + 1
             arms.append((root.id, index))
             literals |= _arm_literals(parent, data)
+            active = _active(root, index, data, macros)
+            amd = False if active is False or amd is False else (None if active is None or amd is None else True)
         child, parent = parent, parent.parent
-    return tuple(arms), frozenset(literals)
+    return tuple(arms), frozenset(literals), amd
+
+
+def _own(arm, data: bytes, macros) -> bool | None:
+    """The value of an arm's own condition on AMD (`#else`: True)."""
+    if arm.type == "preproc_else":
+        return True
+    if arm.type in ("preproc_ifdef", "preproc_elifdef"):
+        name = arm.child_by_field_name("name")
+        if name is None:
+            return None
+        negated = data[arm.start_byte:name.start_byte].split()[0].endswith(b"ndef")
+        value = evaluate(f"defined({data[name.start_byte:name.end_byte].decode()})", macros)
+        return None if value is None else value != negated
+    cond = arm.child_by_field_name("condition")
+    return None if cond is None else evaluate(data[cond.start_byte:cond.end_byte].decode("utf-8", "replace"), macros)
+
+
+def _active(root, index: int, data: bytes, macros) -> bool | None:
+    """Whether arm `index` of the #if chain at `root` is the one compiled on AMD."""
+    arm, earlier = root, []
+    for _ in range(index):
+        earlier.append(_own(arm, data, macros))
+        arm = arm.child_by_field_name("alternative")
+        if arm is None:
+            return None
+    if any(v is True for v in earlier):
+        return False
+    own = _own(arm, data, macros)
+    if own is False:
+        return False
+    return True if own is True and all(v is False for v in earlier) else None
 
 
 def _arm_literals(arm, data: bytes) -> set:

@@ -28,6 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..findings import Edit
+from .amd_conditions import known_macros
 from .compiled import CompiledRule, rule_kind
 from .cxx_functions import Function, definition_node, functions, line_span, param_name
 from .type_identity import STD_TYPEDEFS, type_spelling
@@ -64,6 +65,7 @@ class HipDefinitionCollisionRule(CompiledRule):
             self.members.setdefault(m["name"], []).append(m)
         self.functions: dict[str, list] = {n: [e for e in es if e["defined"]] for n, es in data["functions"].items()}
         names = set(self.members) | {n for n, es in self.functions.items() if es}
+        self.macros = known_macros(settings.target_rocm)
         self.words = frozenset(n.encode() for n in names if not n.startswith("operator")) | {b"operator"}
 
     def applies_to_fragments(self) -> bool:
@@ -73,7 +75,7 @@ class HipDefinitionCollisionRule(CompiledRule):
         data = ctx.data
         if not any(w in data for w in self.words):
             return
-        for fn in functions(ctx.tree, data):
+        for fn in functions(ctx.tree, data, self.macros):
             if fn.scope or fn.template or fn.dead_on_amd() or fn.node.type != "function_definition":
                 continue
             if fn.name in self.members:

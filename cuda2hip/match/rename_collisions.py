@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from .. import parse as parsing
 from ..findings import Edit
+from .amd_conditions import known_macros
 from .compiled import CompiledRule, rule_kind
 from .cxx_functions import Function, definition_node, exclusive, functions, line_span, overlap, param_name
 from .type_identity import Namer, load, renamer, type_spelling
@@ -69,10 +70,10 @@ class _Def:
 
 
 @lru_cache(maxsize=256)
-def _parsed(data: bytes):
+def _parsed(data: bytes, macros: tuple):
     """Tree and functions of a header's content (headers are shared by many files)."""
     tree = parsing.parse("cuda", data)
-    return tree, functions(tree, data)
+    return tree, functions(tree, data, dict(macros))
 
 
 @rule_kind("rename-collision")
@@ -88,6 +89,7 @@ class RenameCollisionRule(CompiledRule):
         words = set(self.data.cuda) | set(self.data.hip)
         self.words = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
         self.classes = set(self.data.classes)
+        self.macros = known_macros(settings.target_rocm)
 
     def applies_to_fragments(self) -> bool:
         return False
@@ -96,7 +98,7 @@ class RenameCollisionRule(CompiledRule):
         data = ctx.data
         if not self.words.search(data):
             return
-        here = [_Def(f, data, ctx.path, self.namer, self.rename) for f in functions(ctx.tree, data)
+        here = [_Def(f, data, ctx.path, self.namer, self.rename) for f in functions(ctx.tree, data, self.macros)
                 if not f.dead_on_amd() and f.params]
         if not here:
             return
@@ -115,7 +117,7 @@ class RenameCollisionRule(CompiledRule):
         out = []
         for header, text in included_headers(ctx.path, ctx.data, ctx.settings.root):
             if self.words.search(text):
-                out.extend(_Def(f, text, header, self.namer, self.rename) for f in _parsed(text)[1]
+                out.extend(_Def(f, text, header, self.namer, self.rename) for f in _parsed(text, tuple(sorted(self.macros.items())))[1]
                            if not f.dead_on_amd() and f.params)
         return out
 

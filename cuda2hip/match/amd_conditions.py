@@ -1,0 +1,129 @@
+"""Whether hipcc compiles a preprocessor arm when it builds for AMD GPUs: True, False, or None
+where the condition names macros the migrated program may define either way.
+
+What hipcc for AMD is known to define: clang predefines `__HIP__` and `__HIPCC__` (and
+`__clang__`); hip/hip_common.h defines `__HIP_PLATFORM_AMD__` (and the deprecated
+`__HIP_PLATFORM_HCC__`); `__CUDACC__` is renamed to `__HIPCC__` by HIP103. It never defines
+`__CUDA_ARCH__`, `__NVCC__` or the NVIDIA platform macros. With `--target-rocm X.Y`,
+`HIP_VERSION_MAJOR`/`_MINOR` and `HIP_VERSION` (hip/hip_version.h: major * 10^7 + minor * 10^5 +
+patch) are the target's, the patch level unknown (taken as 0 only where it cannot change the
+result of a comparison against a round value).
+"""
+
+from __future__ import annotations
+
+import re
+
+DEFINED = {"__HIP__": 1, "__HIPCC__": 1, "__clang__": 1, "__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1,
+           "__CUDACC__": 1}
+UNDEFINED = frozenset({"__CUDA_ARCH__", "__NVCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__",
+                       "__CUDA_ARCH_LIST__"})
+_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||==|!=|<=|>=|[()!<>]))")
+
+
+def known_macros(target_rocm: str | None) -> dict[str, int]:
+    out = dict(DEFINED)
+    if target_rocm:
+        parts = [int(p) for p in target_rocm.split(".")[:2] if p.isdigit()]
+        if len(parts) == 2:
+            out.update(HIP_VERSION_MAJOR=parts[0], HIP_VERSION_MINOR=parts[1],
+                       HIP_VERSION=parts[0] * 10_000_000 + parts[1] * 100_000)
+    return out
+
+
+def evaluate(text: str, macros: dict[str, int]) -> bool | None:
+    """The value of an `#if` condition on AMD, or None where it is not known."""
+    tokens = []
+    pos = 0
+    text = re.sub(r"/\*.*?\*/|//.*", " ", text)
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None or m.end() == pos:
+            if text[pos:].strip():
+                return None
+            break
+        tokens.append(m.group("num") or m.group("id") or m.group("op"))
+        pos = m.end()
+    parser = _Parser(tokens, macros)
+    try:
+        value = parser.disjunction()
+    except (IndexError, ValueError):
+        return None
+    if parser.i != len(tokens) or value is None:
+        return None
+    return bool(value)
+
+
+class _Parser:
+    """`||`, `&&`, `!`, comparisons, `defined`, numbers and names; None is unknown."""
+
+    def __init__(self, tokens, macros):
+        self.t, self.i, self.macros = tokens, 0, macros
+
+    def peek(self):
+        return self.t[self.i] if self.i < len(self.t) else None
+
+    def take(self):
+        self.i += 1
+        return self.t[self.i - 1]
+
+    def disjunction(self):
+        left = self.conjunction()
+        while self.peek() == "||":
+            self.take()
+            right = self.conjunction()
+            left = True if (left or right) else (None if left is None or right is None else False)
+        return left
+
+    def conjunction(self):
+        left = self.comparison()
+        while self.peek() == "&&":
+            self.take()
+            right = self.comparison()
+            if left is False or right is False or left == 0 or right == 0:
+                left = False
+            elif left is None or right is None:
+                left = None
+            else:
+                left = True
+        return left
+
+    def comparison(self):
+        left = self.unary()
+        while self.peek() in ("==", "!=", "<", ">", "<=", ">="):
+            op = self.take()
+            right = self.unary()
+            if left is None or right is None:
+                left = None
+                continue
+            a, b = int(left), int(right)
+            left = {"==": a == b, "!=": a != b, "<": a < b, ">": a > b, "<=": a <= b, ">=": a >= b}[op]
+        return left
+
+    def unary(self):
+        tok = self.take()
+        if tok == "!":
+            value = self.unary()
+            return None if value is None else (not value)
+        if tok == "(":
+            value = self.disjunction()
+            if self.take() != ")":
+                raise ValueError("(")
+            return value
+        if tok == "defined":
+            paren = self.peek() == "("
+            if paren:
+                self.take()
+            name = self.take()
+            if paren and self.take() != ")":
+                raise ValueError("defined(")
+            if name in self.macros:
+                return True
+            return False if name in UNDEFINED else None
+        if tok[0].isdigit():
+            return int(tok, 0)
+        if tok in self.macros:
+            return self.macros[tok]
+        if tok in UNDEFINED:
+            return 0  # an undefined name is 0 in #if
+        return None
