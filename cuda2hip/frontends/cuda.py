@@ -191,7 +191,7 @@ class CudaFrontend(Frontend):
             if reason is not None:
                 raise SourceError(source.path, reason)
         ctx = FileContext(source=source, tree=tree, language=LANGUAGE, settings=settings)
-        words = set(_WORDS.findall(source.data))
+        words = ctx.cache["_words"] = set(_WORDS.findall(source.data))
         active = rules.active(source.data, words)
         has_directives = b"cuda2hip:" in source.data
         comments = run_rules(ctx, active, with_comments=has_directives, words=words)

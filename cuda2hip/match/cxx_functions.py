@@ -56,33 +56,67 @@ def overlap(a: Function, b: Function) -> bool:
     return bool(a.spaces & b.spaces)
 
 
-def functions(tree, data: bytes, macros: dict[str, int] | None = None) -> list[Function]:
-    """The file's function definitions (and member declarations), in order; `macros`: what the
-    AMD build defines (amd_conditions.known_macros)."""
-    macros = known_macros(None) if macros is None else macros
-    out: list[Function] = []
+class Definition(NamedTuple):
+    """A function definition (or member declaration) before it is described in full."""
+
+    node: object
+    decl: object  # its function_declarator
+    name_node: object
+    name: str
+
+
+def definitions(tree, data: bytes) -> list[Definition]:
+    """The file's function definitions and member declarations, in order (cheap: the names)."""
+    out: list[Definition] = []
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
         kind = node.type
-        if kind == "function_definition":
-            got = _function(node, data, macros)
-            if got is not None:
-                out.append(got)
-            continue
-        if kind == "field_declaration" and node.parent is not None and node.parent.type == "field_declaration_list":
-            got = _function(node, data, macros)  # a member declared in its class: redeclaring it is an error too
+        # a member declared in its class counts too: redeclaring it is an error
+        if kind == "function_definition" or (kind == "field_declaration" and node.parent is not None
+                                             and node.parent.type == "field_declaration_list"):
+            got = _definition(node, data)
             if got is not None:
                 out.append(got)
             continue
         if kind in ("compound_statement", "comment", "string_literal", "preproc_def", "preproc_function_def"):
             continue
         stack.extend(reversed(node.children))
-    out.sort(key=lambda f: f.node.start_byte)
+    out.sort(key=lambda d: d.node.start_byte)
     return out
 
 
-def _function(node, data: bytes, macros) -> Function | None:
+def file_definitions(ctx) -> list[Definition]:
+    """`definitions` of a file context, computed once for the rules that share them."""
+    got = ctx.cache.get("_cxx_definitions")
+    if got is None:
+        got = ctx.cache["_cxx_definitions"] = definitions(ctx.tree, ctx.data)
+    return got
+
+
+_WORD = re.compile(rb"[A-Za-z_]\w*")
+
+
+def file_words(ctx) -> set[bytes]:
+    """The identifier-shaped words of a file (the CUDA frontend keeps the set it computed)."""
+    got = ctx.cache.get("_words")
+    if got is None:
+        got = ctx.cache["_words"] = set(_WORD.findall(ctx.data))
+    return got
+
+
+def functions(tree, data: bytes, macros: dict[str, int] | None = None, wanted=None) -> list[Function]:
+    """The file's definitions described in full (those whose name `wanted` accepts); `macros`:
+    what the AMD build defines (amd_conditions.known_macros)."""
+    return describe(definitions(tree, data), data, macros, wanted)
+
+
+def describe(defs: list[Definition], data: bytes, macros: dict[str, int] | None = None, wanted=None) -> list[Function]:
+    macros = known_macros(None) if macros is None else macros
+    return [f for d in defs if wanted is None or wanted(d.name) for f in (_function(d, data, macros),) if f is not None]
+
+
+def _definition(node, data: bytes) -> Definition | None:
     decl = node.child_by_field_name("declarator")
     while decl is not None and decl.type in ("pointer_declarator", "reference_declarator", "parenthesized_declarator"):
         decl = decl.child_by_field_name("declarator") or next(
@@ -90,10 +124,15 @@ def _function(node, data: bytes, macros) -> Function | None:
     if decl is None or decl.type != "function_declarator":
         return None
     name_node = decl.child_by_field_name("declarator")
-    params = decl.child_by_field_name("parameters")
-    if name_node is None or params is None:
+    if name_node is None or decl.child_by_field_name("parameters") is None:
         return None
     name = re.sub(r"\s+", "", data[name_node.start_byte:name_node.end_byte].decode("utf-8", "replace"))
+    return Definition(node, decl, name_node, name)
+
+
+def _function(d: Definition, data: bytes, macros) -> Function | None:
+    node, decl = d.node, d.decl
+    params = decl.child_by_field_name("parameters")
     quals = " ".join(data[c.start_byte:c.end_byte].decode() for c in decl.children
                      if c.type in ("type_qualifier", "ref_qualifier"))
     outer = node.parent
@@ -105,7 +144,7 @@ def _function(node, data: bytes, macros) -> Function | None:
                                                                    "optional_parameter_declaration"))
     if len(pnodes) == 1 and data[pnodes[0].start_byte:pnodes[0].end_byte].strip() == b"void":
         pnodes = ()
-    return Function(node, _name_leaf(name_node), _scope(node, data), name, template, pnodes, quals,
+    return Function(node, _name_leaf(d.name_node), _scope(node, data), d.name, template, pnodes, quals,
                     _spaces(node, data), *_conditions(node, data, macros))
 
 

@@ -30,7 +30,8 @@ from pathlib import Path
 from ..findings import Edit
 from .amd_conditions import known_macros
 from .compiled import CompiledRule, rule_kind
-from .cxx_functions import Function, definition_node, functions, line_span, param_name
+from .cxx_functions import (Function, definition_node, describe, file_definitions, file_words, line_span,
+                            param_name)
 from .type_identity import STD_TYPEDEFS, type_spelling
 
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__)"
@@ -64,7 +65,7 @@ class HipDefinitionCollisionRule(CompiledRule):
         for m in data["vector_members"]:
             self.members.setdefault(m["name"], []).append(m)
         self.functions: dict[str, list] = {n: [e for e in es if e["defined"]] for n, es in data["functions"].items()}
-        names = set(self.members) | {n for n, es in self.functions.items() if es}
+        names = self.names = set(self.members) | {n for n, es in self.functions.items() if es}
         self.macros = known_macros(settings.target_rocm)
         self.words = frozenset(n.encode() for n in names if not n.startswith("operator")) | {b"operator"}
 
@@ -73,9 +74,9 @@ class HipDefinitionCollisionRule(CompiledRule):
 
     def run_file(self, ctx):
         data = ctx.data
-        if not any(w in data for w in self.words):
+        if self.words.isdisjoint(file_words(ctx)):
             return
-        for fn in functions(ctx.tree, data, self.macros):
+        for fn in describe(file_definitions(ctx), data, self.macros, self.names.__contains__):
             if fn.scope or fn.template or fn.dead_on_amd() or fn.node.type != "function_definition":
                 continue
             if fn.name in self.members:

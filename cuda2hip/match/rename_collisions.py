@@ -21,7 +21,8 @@ from .. import parse as parsing
 from ..findings import Edit
 from .amd_conditions import known_macros
 from .compiled import CompiledRule, rule_kind
-from .cxx_functions import Function, definition_node, exclusive, functions, line_span, overlap, param_name
+from .cxx_functions import (Function, definition_node, definitions, describe, exclusive, file_definitions, line_span,
+                            file_words, overlap, param_name)
 from .type_identity import Namer, load, renamer, type_spelling
 
 _BUILTIN = re.compile(r"^(?:(?:void|bool|char|signed|unsigned|short|int|long|float|double|const|volatile)\b|[*&\s])+$")
@@ -70,10 +71,13 @@ class _Def:
 
 
 @lru_cache(maxsize=256)
-def _parsed(data: bytes, macros: tuple):
-    """Tree and functions of a header's content (headers are shared by many files)."""
+def _parsed(data: bytes):
+    """Words, tree and definitions of a header's content (headers are shared by many files)."""
     tree = parsing.parse("cuda", data)
-    return tree, functions(tree, data, dict(macros))
+    return frozenset(_WORD.findall(data)), tree, definitions(tree, data)
+
+
+_WORD = re.compile(rb"[A-Za-z_]\w*")
 
 
 @rule_kind("rename-collision")
@@ -86,8 +90,7 @@ class RenameCollisionRule(CompiledRule):
         self.rename = renamer(settings)
         self.namer = Namer(self.data, self.rename)
         # the spellings that can take part (CUDA and HIP names of the collision classes)
-        words = set(self.data.cuda) | set(self.data.hip)
-        self.words = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in sorted(words)) + rb")\b")
+        self.words = frozenset(w.encode() for w in (*self.data.cuda, *self.data.hip))
         self.classes = set(self.data.classes)
         self.macros = known_macros(settings.target_rocm)
 
@@ -96,29 +99,48 @@ class RenameCollisionRule(CompiledRule):
 
     def run_file(self, ctx):
         data = ctx.data
-        if not self.words.search(data):
+        if self.words.isdisjoint(file_words(ctx)):
             return
-        here = [_Def(f, data, ctx.path, self.namer, self.rename) for f in functions(ctx.tree, data, self.macros)
-                if not f.dead_on_amd() and f.params]
+        here = file_definitions(ctx)
         if not here:
             return
-        names = {d.fn.name for d in here}
-        others = [d for d in self._included(ctx) if d.fn.name in names]
+        headers = self._included(ctx)
+        # only names defined twice can collide: most files define each name once
+        count: dict[str, int] = {}
+        for d in here:
+            count[d.name] = count.get(d.name, 0) + 1
+        for _, _, defs in headers:
+            for d in defs:
+                if d.name in count:
+                    count[d.name] += 1
+        twice = {k for k, n in count.items() if n > 1}
+        if not twice:
+            return
+        found = []
+        for path, text, defs in headers:
+            found += [_Def(f, text, path, self.namer, self.rename)
+                      for f in describe(defs, text, self.macros, twice.__contains__) if self._counts(f)]
+        found += [_Def(f, data, ctx.path, self.namer, self.rename)
+                  for f in describe(here, data, self.macros, twice.__contains__) if self._counts(f)]
         seen: dict[tuple, list[_Def]] = {}
-        for d in [*others, *here]:
+        for d in found:
             seen.setdefault(d.hip, []).append(d)
         for group in seen.values():
             if len(group) > 1:
                 self._group(ctx, group)
 
-    def _included(self, ctx) -> list[_Def]:
+    @staticmethod
+    def _counts(f: Function) -> bool:
+        return bool(f.params) and not f.dead_on_amd()
+
+    def _included(self, ctx) -> list[tuple[str, bytes, list]]:
         from ..include_graph import included_headers
 
         out = []
         for header, text in included_headers(ctx.path, ctx.data, ctx.settings.root):
-            if self.words.search(text):
-                out.extend(_Def(f, text, header, self.namer, self.rename) for f in _parsed(text, tuple(sorted(self.macros.items())))[1]
-                           if not f.dead_on_amd() and f.params)
+            words, _, defs = _parsed(text)
+            if not self.words.isdisjoint(words):
+                out.append((header, text, defs))
         return out
 
     def _group(self, ctx, group: list[_Def]) -> None:
