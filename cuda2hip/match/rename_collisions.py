@@ -14,6 +14,7 @@ used to reach it reach the first one instead.
 
 from __future__ import annotations
 
+import os
 import re
 from functools import lru_cache
 
@@ -47,7 +48,10 @@ class _Def:
         return self.data.count(b"\n", 0, self.fn.node.start_byte) + 1
 
     def where(self, here: str) -> str:
-        return f"line {self.line()}" if self.path == here else f"{self.path}:{self.line()}"
+        if self.path == here:
+            return f"line {self.line()}"
+        # the header as the including file names it (relative to its folder)
+        return f"{os.path.relpath(self.path, os.path.dirname(os.path.realpath(here)))}:{self.line()}"
 
     def shape(self, namer: Namer) -> list[bytes]:
         """The definition's tokens, names renamed, parameter names numbered, comments dropped."""
