@@ -1,17 +1,17 @@
 """Issue 12: collisions after migration, on multi-file fixtures (fixtures/collisions/NAME/).
 
-- `rename`: overloads that renaming joins (HIP130): `cudaError_t`/`CUresult` helpers with the same
+- `rename`: overloads that renaming joins (HIP140): `cudaError_t`/`CUresult` helpers with the same
   and with different bodies, a pair split between a header and the file including it, a
   `CUdeviceptr`/`void *` pair, a pair in exclusive branches (left alone);
-- `vector_ops`: definitions HIP's own headers clash with (HIP131): helper_math-style compound
+- `vector_ops`: definitions HIP's own headers clash with (HIP141): helper_math-style compound
   operators (component-wise: safe), a complex product written as `float2 *=` (not: unsafe),
   host `min`/`max` outside nvcc's branch, and the operators and `make_*` variants that do not
   clash (binary operators, scalar compound operators, one-argument `make_float3`).
 
 Each input is valid CUDA (nvcc); `expected/` is `fix --target-rocm 5.2`, `expected-unsafe/` the
-same with `--unsafe-fixes`; `findings.txt` lists HIP130/HIP131 of `check` on the input. The unsafe
+same with `--unsafe-fixes`; `findings.txt` lists HIP140/HIP141 of `check` on the input. The unsafe
 output compiles with hipcc; the default output fails only where `check` on it reports the
-failure (the yardstick of bench/real_world.py); without HIP130/HIP131 the compile fails.
+failure (the yardstick of bench/real_world.py); without HIP140/HIP141 the compile fails.
 Set CUDA2HIP_UPDATE_FIXTURES=1 to rewrite the expected files after an intended change.
 """
 
@@ -32,7 +32,7 @@ BASE = FIXTURES / "collisions"
 NAMES = sorted(p.name for p in BASE.iterdir() if (p / "input").is_dir())
 VARIANTS = {"default": ("expected", []), "unsafe": ("expected-unsafe", ["--unsafe-fixes"])}
 UPDATE = os.environ.get("CUDA2HIP_UPDATE_FIXTURES") == "1"
-CODES = ("HIP130", "HIP131")
+CODES = ("HIP140", "HIP141")
 FIX = ["fix", "--isolated", "--no-cache", "--target-rocm", "5.2"]
 DIAG = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+):\d+: (?:fatal )?error: (?P<msg>.*)$", re.M)
 
@@ -131,7 +131,7 @@ def test_without_the_rules_the_output_does_not_compile(name, hipcc, tmp_path):
 
 
 def test_guarded_operators_mean_what_hips_members_do(tmp_path):
-    """The operators HIP131 guards as safe give, as HIP's members, the same bits for every value
+    """The operators HIP141 guards as safe give, as HIP's members, the same bits for every value
     tried (infinities, NaN, signed zeros, extremes), run on the host with hipcc."""
     exe = shutil.which("hipcc")
     if exe is None:
