@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -104,14 +105,19 @@ class Unit:
     kernel: units.Kernel | None = None
 
 
-def _kernel_units(codebase: Codebase, tree: Path, folder: Path) -> list[Unit]:
-    shutil.rmtree(folder, ignore_errors=True)
+def _kernel_units(codebase: Codebase, tree: Path, folder: Path, fresh: bool = True) -> list[Unit]:
+    """The embedded kernels of the tree as files in `folder`. The input's folder is shared by
+    concurrent runs (its files depend only on the pinned input): written atomically, not cleared."""
+    if fresh:
+        shutil.rmtree(folder, ignore_errors=True)
     out = []
     for rel in units.select_files(tree, codebase.embedded):
         for kernel in units.embedded_kernels(rel, (tree / rel).read_text(errors="replace")):
             target = folder / f"{kernel.path}.{kernel.index}.cu"
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(units.kernel_unit_text(kernel))
+            tmp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            tmp.write_text(units.kernel_unit_text(kernel))
+            tmp.replace(target)
             out.append(Unit(kernel.unit_name, os.path.relpath(target, tree), kernel))
     return out
 
@@ -127,7 +133,8 @@ class Compiler:
         self.codebase = codebase
         self.cache = compilers.CompileCache(paths.cache / "compile-cache" / kind)
         external = paths.cuda_library_include if kind == "nvcc" else paths.rocm_library_include
-        self.external = [str(external)] if external and external.is_dir() else []
+        # Resolved, so that checkouts sharing one .cache (a symlink) share compile results too.
+        self.external = [str(external.resolve())] if external and external.is_dir() else []
 
     def command(self, unit: Unit) -> list[str]:
         includes = _rel_includes(self.codebase) + self.external
@@ -199,7 +206,10 @@ def run_codebase(codebase: Codebase, source_root: Path, paths: Paths, tool_src: 
 
     wanted = set(codebase.reduced) if reduced else None
     unit_list = [Unit(u, u) for u in units.translation_units(codebase, tree_in)]
-    unit_list += _kernel_units(codebase, tree_in, work / "embedded-in")
+    out_root = work / "out" / label
+    shutil.rmtree(out_root, ignore_errors=True)
+    out_root.mkdir(parents=True)
+    unit_list += _kernel_units(codebase, tree_in, work / "embedded-in", fresh=False)
     if wanted is not None:
         unit_list = [u for u in unit_list if u.name in wanted]
     result.units = len(unit_list)
@@ -212,10 +222,7 @@ def run_codebase(codebase: Codebase, source_root: Path, paths: Paths, tool_src: 
         (valid if res.ok else result.not_cuda).append(unit if res.ok else unit.name)
     result.nvcc_valid = len(valid)
 
-    out_root = work / "out" / label
     tree_out = out_root / "tree"
-    shutil.rmtree(out_root, ignore_errors=True)
-    out_root.mkdir(parents=True)
     log(f"[{codebase.name}] cuda2hip fix --output-dir")
     start = time.monotonic()
     fixed = _tool(tool_src, "fix", "--output-dir", str(tree_out), "--target-rocm", TARGET_ROCM, "--no-cache",
