@@ -32,7 +32,8 @@ sys.path.insert(0, str(HERE))
 
 from realworld import config, fetch, harness, report  # noqa: E402
 
-CACHE = Path(os.environ.get("CUDA2HIP_REAL_WORLD_CACHE", ROOT / ".cache" / "real-world"))
+# Resolved: checkouts whose .cache is a symlink to one shared folder must agree on its paths.
+CACHE = Path(os.environ.get("CUDA2HIP_REAL_WORLD_CACHE", ROOT / ".cache" / "real-world")).resolve()
 CUDA_LIBRARY_INCLUDE = ROOT / ".cache" / "cuda-library-headers" / "include"
 ROCM_LIBRARY_INCLUDE = ROOT / ".cache" / "rocm-library-headers" / "usr" / "include"
 DOC = ROOT / "docs" / "real-world.md"
