@@ -71,6 +71,7 @@ class CompileCache:
         folder.mkdir(parents=True, exist_ok=True)
 
     def key(self, command: list[str], files: list[Path], base: Path) -> str:
+        base = base.resolve()  # the dependency paths are resolved too
         digest = hashlib.sha256(json.dumps(command).encode())
         for path in files:
             rel = os.path.relpath(path, base)
