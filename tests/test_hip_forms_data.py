@@ -23,20 +23,30 @@ def _data(name: str) -> dict:
 
 
 def _lacking_at(statuses_or_since, releases, rocm="5.2"):
-    return statuses_or_since is None or releases.index(statuses_or_since) > releases.index(rocm)
+    """Whether a struct's field (`since`: None, "ROCM" or "ROCM -DNAME") is missing at `rocm`
+    without opt-in macros."""
+    return (statuses_or_since is None or " " in statuses_or_since
+            or releases.index(statuses_or_since) > releases.index(rocm))
 
 
 def test_struct_fields_hip_5_2_lacks_do_not_compile(tmp_path, hipcc):
     data = _data("struct-fields")
-    lines, claims = ["#include <hip/hip_runtime.h>"], {}
+    lines, claims = ["#include <hip/hip_runtime.h>", "#include <hip/hip_cooperative_groups.h>"], {}
+    assert any("::" in cuda for cuda in data["structs"])  # cooperative groups' classes are in
     for cuda, entry in data["structs"].items():
         for path, since in entry["fields"].items():
             if "5.2" in entry["records"] and _lacking_at(since, data["releases"]):
-                lines.append(f"void f{len(lines)}({entry['hip']}* p) {{ (void)p->{path}; }}")
+                if "::" in cuda:  # a class's member (thread_block_tile is a template)
+                    cls = entry["hip"] + ("<32>" if cuda.endswith("_tile") else "")
+                    lines.append(f"__device__ void f{len(lines)}() {{ (void)&{cls}::{path}; }}")
+                else:
+                    lines.append(f"void f{len(lines)}({entry['hip']}* p) {{ (void)p->{path}; }}")
                 claims[len(lines)] = f"{cuda}.{path}"
-    # fields HIP 5.2 has (controls: the check is not vacuous)
+    # fields and members HIP 5.2 has (controls: the check is not vacuous)
     lines.append("void g(hipDeviceProp_t* p, hipPointerAttribute_t* a) { (void)p->multiProcessorCount; "
                  "(void)a->memoryType; }")
+    lines.append("__device__ void h() { (void)&cooperative_groups::thread_block::size; "
+                 "(void)&cooperative_groups::thread_block_tile<32>::thread_rank; }")
     src = tmp_path / "fields.hip"
     src.write_text("\n".join(lines) + "\n")
     proc = hipcc(src, "-ferror-limit=0")

@@ -3,7 +3,8 @@
 headers of both sides (tools/header_forms/):
 
 - calls.json: kernels passed where HIP takes `const void*`, argument counts HIP does not accept;
-- struct-fields.json: fields of CUDA structs that HIP's struct lacks;
+- struct-fields.json: fields of CUDA structs that HIP's struct lacks, and members of cooperative
+  groups' classes that HIP's class of the same name lacks;
 - device-functions.json: CUDA device functions HIP does not declare.
 
 Inputs: CUDA's headers as nvcc sees them (the installed CUDA toolkit, `nvcc` on PATH), and the HIP
@@ -92,7 +93,8 @@ def build() -> dict[str, dict]:
     }
     return {
         "calls": {**head, "functions": forms.calls(host, host_side, table, _renamer(table))},
-        "struct-fields": {**head, "structs": forms.struct_fields(host, host_side, table)},
+        "struct-fields": {**head, "structs": {**forms.struct_fields(host, host_side, table),
+                                              **forms.class_members(device, device_side, "cooperative_groups")}},
         "device-functions": {**head, "functions": forms.device_functions(device.functions, device_side,
                                                                           set(table))},
     }

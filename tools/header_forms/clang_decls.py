@@ -64,6 +64,9 @@ class Declarations:
     typedefs: dict[str, str] = field(default_factory=dict)  # name -> record name it names
     macros: dict[str, str] = field(default_factory=dict)  # name -> the one identifier it expands to
     macro_names: set[str] = field(default_factory=set)  # every macro the kept files define
+    # namespaced classes (inline `__v1`-style namespaces left out of the name) -> the names of
+    # their public members, those of their bases included
+    classes: dict[str, set[str]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
 
     def record(self, name: str) -> Record | None:
@@ -126,6 +129,51 @@ def _forwards_to(c, params: list[str]) -> str | None:
     return None
 
 
+def _qualified(c) -> str:
+    """`cooperative_groups::details::tile_impl` of a class cursor (inline `__v1`-style
+    namespaces left out)."""
+    K = cindex().CursorKind
+    parts = []
+    while c is not None and c.kind != K.TRANSLATION_UNIT:
+        if c.spelling and not c.spelling.startswith("__"):
+            parts.append(c.spelling)
+        c = c.semantic_parent
+    return "::".join(reversed(parts))
+
+
+def _members(c) -> tuple[set[str], set[str]]:
+    """(public member functions and fields of a class or class template, the qualified names of
+    its public bases: a dependent base is a template whose specializations all count)."""
+    ci = cindex()
+    K = ci.CursorKind
+    names, bases = set(), set()
+    for k in c.get_children():
+        if k.kind in (K.CXX_METHOD, K.FIELD_DECL, K.FUNCTION_TEMPLATE) and k.spelling.isidentifier() \
+                and k.access_specifier == ci.AccessSpecifier.PUBLIC:
+            names.add(k.spelling)
+        elif k.kind == K.CXX_BASE_SPECIFIER and k.access_specifier == ci.AccessSpecifier.PUBLIC:
+            for ref in [k, *k.get_children()]:
+                base = ref.referenced
+                if base is not None and base.kind in (K.CLASS_DECL, K.STRUCT_DECL, K.CLASS_TEMPLATE):
+                    bases.add(_qualified(base))
+                    break
+    return names, bases
+
+
+def _with_bases(classes: dict[str, set[str]], bases: dict[str, set[str]]) -> None:
+    """Every class's members, its bases' (transitively) included."""
+    def members(name: str, seen: set) -> set[str]:
+        got = set(classes.get(name, ()))
+        for b in bases.get(name, ()):
+            if b not in seen:
+                seen.add(b)
+                got |= members(b, seen)
+        return got
+
+    for name in list(classes):
+        classes[name] = members(name, {name})
+
+
 def parse(path: str, args: list[str], keep: Callable[[str, int], str | None],
           unsaved: list[tuple[str, str]] | None = None) -> Declarations:
     """Declarations of the translation unit `path` (clang `args`), in the files for which
@@ -140,6 +188,7 @@ def parse(path: str, args: list[str], keep: Callable[[str, int], str | None],
                   if d.severity >= ci.Diagnostic.Error]
     functions = (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)
     records = (K.STRUCT_DECL, K.UNION_DECL, K.CLASS_DECL)
+    classes = (K.STRUCT_DECL, K.CLASS_DECL, K.CLASS_TEMPLATE, K.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION)
     scopes = (K.LINKAGE_SPEC, K.UNEXPOSED_DECL)
 
     def where(c) -> str | None:
@@ -177,6 +226,7 @@ def parse(path: str, args: list[str], keep: Callable[[str, int], str | None],
                 else:
                     into[prefix + f.spelling] = _spelling(f.type)
 
+    bases: dict[str, set[str]] = {}
     # (cursor, qualifier): anonymous namespaces and linkage blocks keep names unqualified
     stack = [(tu.cursor, "")]
     while stack:
@@ -197,6 +247,12 @@ def parse(path: str, args: list[str], keep: Callable[[str, int], str | None],
                 if len(toks) == 2 and re.fullmatch(r"[A-Za-z_]\w*", toks[1]):
                     out.macros.setdefault(c.spelling, toks[1])
                 continue
+            if c.kind in classes and qual and c.spelling and (c.is_definition() or c.kind != K.CLASS_DECL) \
+                    and where(c) is not None:
+                name = _qualified(c)
+                names, supers = _members(c)
+                out.classes.setdefault(name, set()).update(names)
+                bases.setdefault(name, set()).update(supers - {name})
             if c.kind not in functions and c.kind not in records and c.kind != K.TYPEDEF_DECL:
                 continue
             rel = where(c)
@@ -217,4 +273,5 @@ def parse(path: str, args: list[str], keep: Callable[[str, int], str | None],
                 rec = Record(qual + c.spelling, {}, rel)
                 fields(c, "", rec.fields)
                 out.records[rec.name] = rec
+    _with_bases(out.classes, bases)
     return out

@@ -18,7 +18,7 @@ from pathlib import Path
 from .clang_decls import Declarations, line_markers, parse
 
 NVCC = "nvcc"
-HEADERS = ("cuda_fp16.h", "cuda_bf16.h")  # besides the implicit cuda_runtime.h
+HEADERS = ("cuda_fp16.h", "cuda_bf16.h", "cooperative_groups.h")  # besides the implicit cuda_runtime.h
 
 
 def cuda_version(include: Path) -> str:

@@ -4,7 +4,8 @@
 - calls: runtime/driver functions whose HIP form takes a kernel as `const void*` where CUDA has a
   template overload that takes the kernel itself, and functions whose HIP form accepts other
   argument counts than CUDA's (CUDA default arguments HIP lacks, changed signatures);
-- fields: fields of CUDA structs that the HIP struct of the same role lacks;
+- fields: fields of CUDA structs that the HIP struct of the same role lacks, and the members of
+  cooperative groups' classes (with their bases') that HIP's class of the same name lacks;
 - device functions: CUDA device functions HIP does not declare (or declares only for some of
   CUDA's parameter types, or only behind an opt-in macro).
 
@@ -110,16 +111,52 @@ def struct_fields(cuda: Declarations, releases: list[tuple[str, Declarations]],
             continue
         fields = {}
         for path in rec.fields:
-            since = None
-            for rocm, r in reversed(hip_recs):
-                if r is None or path not in r.fields:
-                    break
-                since = rocm
+            since = _since([(rocm, r is not None and path in r.fields) for rocm, r in hip_recs])
             if since != hip_recs[0][0]:
                 fields[path] = since
         if fields:
             names = {rocm: r.name for rocm, r in hip_recs if r is not None}
             out[name] = {"hip": hip, "records": names, "fields": fields}
+    return out
+
+
+def _since(present: list[tuple[str, bool]]) -> str | None:
+    """The first release from which every later one has it (`present`: oldest first)."""
+    since = None
+    for rocm, has in reversed(present):
+        if not has:
+            break
+        since = rocm
+    return since
+
+
+def class_members(cuda: Declarations, releases: list[tuple[str, Declarations, dict]], namespace: str) -> dict:
+    """The classes right in `namespace` (cooperative groups: HIP's have CUDA's names), in the
+    form of `struct_fields`: the public members (with their bases') some checked release's class
+    of that name lacks. A member HIP declares only behind an opt-in macro is given as
+    "ROCM -DNAME" (the first release that declares it so)."""
+    out = {}
+    for name, members in sorted(cuda.classes.items()):
+        if name.rsplit("::", 1)[0] != namespace:
+            continue
+        hip = [(rocm, decls.classes.get(name)) for rocm, decls, _ in releases]
+        order = [rocm for rocm, _ in hip]
+        if all(m is None for _, m in hip):
+            continue
+        fields = {}
+        for member in sorted(members):
+            since = _since([(rocm, m is not None and member in m) for rocm, m in hip])
+            if since == hip[0][0]:
+                continue
+            fields[member] = since
+            for opt in sorted({o for _, _, options in releases for o in options}):
+                with_opt = _since([(rocm, member in (options[opt].classes.get(name) or ()))
+                                   for rocm, _, options in releases])
+                if with_opt is not None and (since is None or order.index(with_opt) < order.index(since)):
+                    fields[member] = f"{with_opt} -D{opt}"
+                    break
+        if fields:
+            out[name] = {"hip": name, "records": {rocm: name for rocm, m in hip if m is not None}, "fields": fields}
     return out
 
 

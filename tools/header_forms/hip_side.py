@@ -12,7 +12,7 @@ from pathlib import Path
 
 from .clang_decls import Declarations, parse
 
-HEADERS = ("hip/hip_runtime.h", "hip/hip_fp16.h", "hip/hip_bf16.h")
+HEADERS = ("hip/hip_runtime.h", "hip/hip_fp16.h", "hip/hip_bf16.h", "hip/hip_cooperative_groups.h")
 # Documented opt-in switches whose declarations count as "declared with -DNAME".
 OPTIONS = ("HIP_ENABLE_WARP_SYNC_BUILTINS", "OCML_BASIC_ROUNDED_OPERATIONS")
 

@@ -8,6 +8,12 @@ declared as the CUDA struct, its HIP name, a pointer or an array of it; nested m
 CUDA struct's field. Where it shows none (a call's result, a member of a project's struct, `auto`),
 only field names that a project is unlikely to use for its own structs are reported, and the
 finding says that the type was not visible.
+
+Cooperative groups' classes count too (`tile.meta_group_rank()` on a `cg::thread_block_tile<32>`
+with --target-rocm 5.2): their members are in the data under the class's qualified name, and the
+class is read by cg_types (aliases, `using`, `auto` made by `tiled_partition<N>`). A member HIP
+declares only behind an opt-in macro ("6.4 -DHIP_ENABLE_WARP_SYNC_BUILTINS") is a warning from
+that release on.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from functools import lru_cache
 
 from .. import hip_forms
 from ..predicates import predicate
+from .cg_types import class_name, variable_class
 from .cuda_ast import capture, text
 from .expr_types import expression_type
 
@@ -46,14 +53,32 @@ _DISTINCTIVE = re.compile(r"[a-z][a-z0-9]*(?:[A-Z0-9]+[a-z0-9]*){2,}|[a-z][a-z0-
 
 
 def _lacking(entry: dict, path: str, rel: hip_forms.Release, releases: list[str]) -> tuple[bool, str | None]:
-    """(whether the HIP struct lacks `path` at `rel`, the checked release that has it). Not where
-    HIP has no such struct at all: the API tables' rules report the type."""
+    """(whether the HIP struct lacks `path` at `rel`, the checked release that has it: "ROCM" or
+    "ROCM -DNAME" where it takes that opt-in macro). Not where HIP has no such struct at all: the
+    API tables' rules report the type."""
     if path not in entry["fields"] or rel.rocm not in entry["records"]:
         return False, None
     since = entry["fields"][path]
-    if since is not None and releases.index(since) <= rel.index:
+    if since is not None and " " not in since and releases.index(since) <= rel.index:
         return False, since
     return True, since
+
+
+def _opt_in_at(since: str | None, rel: hip_forms.Release, releases: list[str]) -> str | None:
+    """The `-DNAME` that declares the member at `rel` (`since`: "ROCM -DNAME"), if any."""
+    if since is None or " " not in since:
+        return None
+    rocm, opt = since.split(" ", 1)
+    return opt if releases.index(rocm) <= rel.index else None
+
+
+def _struct_of(base, known, data: bytes, by_name: dict[str, str]) -> str | None:
+    """The data's struct or class of the object `base` (of declared type `known`, if shown)."""
+    if known is not None:
+        return by_name.get(known.name) or by_name.get(class_name(known.name, data) or "")
+    if base is not None and base.type == "identifier":
+        return by_name.get(variable_class(base, data) or "")
+    return None
 
 
 def _chain(node) -> tuple[list[str], object]:
@@ -79,8 +104,8 @@ def _analyse(node, ctx):
     chain, base = _chain(node)
     names = [text(f.child_by_field_name("field"), data) for f in chain]
     known = expression_type(base, data)
-    if known is not None:
-        cuda = by_name.get(known.name)
+    cuda = _struct_of(base, known, data, by_name)
+    if known is not None or cuda is not None:
         if cuda is None:
             if len(chain) == 1:
                 return None  # the file shows another type: a project's field
@@ -93,9 +118,14 @@ def _analyse(node, ctx):
         lacks, since = _lacking(entry, path, rel, releases)
         if not lacks:
             return None
-        hip = entry["hip"]
-        msg = (f"`{hip}` (CUDA's `{cuda}`) has no field `{path}` in {rel.label()}{_since(since, facts)}"
-               f"{hip_forms.approximate(rel, facts)}")
+        hip, what = entry["hip"], "member" if "::" in cuda else "field"
+        named = f"`{hip}`" + (f" (CUDA's `{cuda}`)" if hip != cuda else "")
+        approx = hip_forms.approximate(rel, facts)
+        opt = _opt_in_at(since, rel, releases)
+        if opt:
+            return (f"{named} declares the {what} `{path}` in {rel.label()} only when compiled with `{opt}`"
+                    f"{approx}", "warning", f"{cuda}.{path}")
+        msg = f"{named} has no {what} `{path}` in {rel.label()}{_since(since, facts)}{approx}"
         return msg, "error" if rel.exact else "warning", f"{cuda}.{path}"
     return _unknown(node, ctx, name, rel, facts)
 
@@ -103,7 +133,7 @@ def _analyse(node, ctx):
 def _unknown(node, ctx, name: str, rel, facts) -> tuple[str, str] | None:
     if not _DISTINCTIVE.fullmatch(name):
         return None
-    hits = [(cuda, entry) for cuda, entry in facts["structs"].items()
+    hits = [(cuda, entry) for cuda, entry in facts["structs"].items() if "::" not in cuda
             if _lacking(entry, name, rel, facts["releases"])[0]]
     if not hits:
         return None
@@ -117,6 +147,9 @@ def _unknown(node, ctx, name: str, rel, facts) -> tuple[str, str] | None:
 
 
 def _since(since: str | None, facts: dict) -> str:
+    if since and " " in since:
+        rocm, opt = since.split(" ", 1)
+        return f" (HIP {rocm}'s headers declare it with `{opt}`)"
     if since:
         return f" (HIP {since}'s headers declare it)"
     return f" (no checked HIP release declares it: {hip_forms.checked(facts)})"

@@ -1,0 +1,87 @@
+"""The cooperative-groups class of a variable as the file shows it: `cg::thread_block_tile<32>`
+through a namespace alias, `thread_block` after `using namespace cooperative_groups`, or `auto`
+initialised by a call of one of the functions that make groups (`cg::this_thread_block()`,
+`cg::tiled_partition<32>(block)`). tree-sitter reads `cg::thread_block_tile<32> t = ...;` in a
+function body as comparisons, so such a declaration is also found by its text. HIP's classes have CUDA's names (hip/hip_cooperative_groups.h)."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter as ts
+
+from .cuda_ast import declarator_of, enclosing_function, find_declaration, text
+
+NAMESPACE = "cooperative_groups"
+# What CUDA's group-making functions return (cooperative_groups.h; HIP's have the same types).
+_MADE_BY = {"this_thread_block": "thread_block", "this_grid": "grid_group", "coalesced_threads": "coalesced_group"}
+_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*(?:::)?\s*cooperative_groups\s*;")
+
+
+def _aliases(data: bytes) -> set[str]:
+    return {m.group(1).decode() for m in _ALIAS.finditer(data)}
+
+
+def _used(name: str, data: bytes) -> bool:
+    """Whether the file brings `name` of the namespace into scope (`using namespace` or `using`)."""
+    return re.search(rb"\busing\s+(?:namespace\s+(?:::)?\s*cooperative_groups\s*;|(?:::)?\s*cooperative_groups\s*::\s*"
+                     + re.escape(name.encode()) + rb"\s*;)", data) is not None
+
+
+def class_name(spelled: str, data: bytes) -> str | None:
+    """`cooperative_groups::thread_block_tile` of the type `spelled` (`cg::thread_block_tile<32>`)
+    where the file makes it name the namespace's class; None otherwise."""
+    base = spelled.split("<", 1)[0].replace(" ", "").removeprefix("::")
+    qual, _, name = base.rpartition("::")
+    if not name or not (qual == NAMESPACE or (qual and qual in _aliases(data)) or (not qual and _used(name, data))):
+        return None
+    return f"{NAMESPACE}::{name}"
+
+
+def made_class(ident: ts.Node, data: bytes) -> str | None:
+    """The class of an `auto` variable `ident` that a group-making call initialises."""
+    name = text(ident, data)
+    found = find_declaration(ident, name, data)
+    if found is None or found[0] is None or found[0].type != "placeholder_type_specifier":
+        return None
+    d = declarator_of(found[1], name, data)
+    value = d.child_by_field_name("value") if d is not None and d.type == "init_declarator" else None
+    if value is None or value.type != "call_expression":
+        return None
+    fn, qual = value.child_by_field_name("function"), ""
+    if fn is not None and fn.type == "qualified_identifier":
+        qual = text(fn.child_by_field_name("scope"), data) + "::"
+        fn = fn.child_by_field_name("name")
+    if fn is None:
+        return None
+    templated = fn.type == "template_function"
+    called = text(fn.child_by_field_name("name") if templated else fn, data)
+    if called == "tiled_partition":
+        made = "thread_block_tile" if templated else "thread_group"
+    else:
+        made = _MADE_BY.get(called)
+    return class_name(qual + made, data) if made else None
+
+
+def _template_declared(ident: ts.Node, data: bytes) -> str | None:
+    """The template type (`cg::thread_block_tile<32>`) of the last `TYPE<...> name` declaration
+    text before `ident` in its function (the declarations tree-sitter reads as expressions)."""
+    fn = enclosing_function(ident)
+    if fn is None:
+        return None
+    name = re.escape(text(ident, data).encode())
+    pattern = rb"((?:\w+\s*::\s*)*\w+)\s*<[^;{}()<>]*>\s*&?\s*" + name + rb"\s*[=;({]"
+    found = None
+    for m in re.finditer(pattern, data[fn.start_byte:ident.start_byte]):
+        found = m.group(1).decode()
+    return found
+
+
+def variable_class(ident: ts.Node, data: bytes) -> str | None:
+    """The cooperative-groups class of the variable `ident` whose declared type the usual reading
+    (expr_types) does not give."""
+    made = made_class(ident, data)
+    if made is not None:
+        return made
+    spelled = _template_declared(ident, data)
+    return class_name(spelled, data) if spelled else None
