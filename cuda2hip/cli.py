@@ -67,6 +67,9 @@ def common_options(fn):
         click.option("--force-exclude", is_flag=True, default=None, help="Apply exclude patterns to paths named on the command line too."),
         click.option("--markdown-limit", type=click.IntRange(min=0), metavar="CHARS",
                      help="Longest --format markdown report (default 65536, a GitHub comment; 0: no limit)."),
+        click.option("--follow-includes", is_flag=True, default=None,
+                     help="Also take in the local headers (#include \"...\" inside the project) that the named files "
+                          "include; by default they are reported (HIP005), not migrated."),
     ]
     for opt in reversed(options):
         fn = opt(fn)
@@ -109,6 +112,8 @@ def _settings(opts: dict):
         settings.show_suppressed = True
     if opts.get("force_exclude"):
         settings.force_exclude = True
+    if opts.get("follow_includes"):
+        settings.follow_includes = True
     if opts.get("unsafe_fixes"):
         settings.unsafe_fixes = True
     if opts.get("markdown_limit") is not None:
@@ -310,7 +315,9 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
     if report_fmt is not None:
         _emit(report_fmt, run, settings, engine, report_file, extra={"diffs": True})
     if to_stdout:
-        result = run.files[0] if run.files else None
+        # The named file, whatever else the run took in (--follow-includes adds its headers).
+        named = Path(paths[0]).resolve()
+        result = next((r for r in run.files if Path(r.path).resolve() == named), None)
         if result is not None and result.error is None:
             data = result.migrated if result.changed else Path(paths[0]).read_bytes()
             sys.stdout.buffer.write(data)
@@ -318,10 +325,12 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
         _emit("concise" if fmt == "text" else fmt, run, settings, engine, output, err=output is None)
         sys.exit(_exit_code(run, settings))
     if diff:
-        from .report.diff import unified_diff
+        from .report.diff import unified_diff_bytes
 
-        text = "".join(unified_diff(r.path, r.original, r.migrated) for r in run.files if r.changed)
-        click.echo(text, nl=False)
+        # Bytes, as `fix` would write them (any encoding, any line-break style).
+        text = b"".join(unified_diff_bytes(r.path, r.original, r.migrated) for r in run.files if r.changed)
+        sys.stdout.buffer.write(text)
+        sys.stdout.flush()
         _report("concise" if fmt == "text" else fmt, run, settings, engine, output, statistics, err=output is None)
         code = _exit_code(run, settings)
         sys.exit(EXIT_ERROR if code == EXIT_ERROR else (EXIT_FINDINGS if text else code))

@@ -28,6 +28,7 @@ class ConfigFile(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_
     extend_exclude: list[str] = []
     respect_gitignore: bool = True
     force_exclude: bool = False
+    follow_includes: bool = False
     rule_dirs: list[str] = []
     rule_options: dict[str, dict[str, Any]] = {}
     file_types: dict[str, list[str]] = {}
@@ -120,6 +121,7 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
         extend_exclude=tuple(cfg.extend_exclude),
         respect_gitignore=cfg.respect_gitignore,
         force_exclude=cfg.force_exclude,
+        follow_includes=cfg.follow_includes,
         rule_dirs=tuple(rule_dirs),
         rule_options={k: dict(v) for k, v in cfg.rule_options.items()},
         file_types=file_types,

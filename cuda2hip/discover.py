@@ -44,7 +44,8 @@ class TreeEntry:
     target: Path | None = None  # resolved target of a LINK
 
 
-def _exclude_spec(settings: Settings):
+def exclude_spec(settings: Settings):
+    """The `exclude` / `extend-exclude` patterns as one gitignore-style spec (None: none)."""
     patterns = [*settings.exclude, *settings.extend_exclude]
     if not patterns:
         return None
@@ -125,7 +126,7 @@ def walk_tree(top: Path, settings: Settings, *, prune_excluded: bool = True) -> 
     otherwise their files come with `excluded=True`. Symlinks are reported, never descended."""
     tree_root = top.resolve()
     display = display_path(top)
-    exclude = _exclude_spec(settings)
+    exclude = exclude_spec(settings)
     # The tree's position below the project root, for `exclude` (None: outside the root).
     to_root = _rel(tree_root, settings.root)
     ignores = _Ignores(settings.respect_gitignore)
@@ -209,7 +210,7 @@ def discover(paths: list[str], settings: Settings) -> tuple[list[SourceFile], li
             errors.append(FileError(raw, "no such file or directory"))
             continue
         if p.is_file():
-            if settings.force_exclude and (spec := _exclude_spec(settings)) is not None:
+            if settings.force_exclude and (spec := exclude_spec(settings)) is not None:
                 rel = _rel(p, root)
                 if rel is not None and spec.match_file(rel):
                     continue
@@ -258,7 +259,7 @@ def with_local_headers(files: list[SourceFile], settings: Settings) -> list[Sour
     if not files:
         return files
     root = settings.root.resolve()
-    exclude = _exclude_spec(settings)
+    exclude = exclude_spec(settings)
     seen = {f.path.resolve() for f in files}
     extra = []
     for header in closure([f.path for f in files], root):

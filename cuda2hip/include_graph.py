@@ -1,8 +1,9 @@
 """Local `#include "..."` graph: which project headers a source includes.
 
-`cuda2hip fix src/main.cu` migrates the local headers main.cu includes (`"kernels.cuh"`) in the
-same run, as long as they lie inside the project root; and rules ask which names the included
-headers define (a project's own `CUDA_CHECK` macro is no leftover CUDA name).
+A run reports the local headers (inside the project root) that its files include but that it
+does not cover (`header_scope.py`; with --follow-includes it migrates them too); and rules ask
+which names the included headers define (a project's own `CUDA_CHECK` macro is no leftover CUDA
+name).
 A header is looked up next to the including file, then at the project root (no -I paths are
 known; headers that cannot be found are simply not followed).
 """
@@ -39,8 +40,22 @@ def _existing(path: str) -> str | None:
     return alias if alias is not None and _is_file(alias) else None
 
 
-# Quoted includes only: <...> names system or library headers, never project files.
-_LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.MULTILINE)
+# Quoted includes only: <...> names system or library headers, never project files. Searched
+# from the `#` (a literal the regex engine scans for), then checked to start its line: a
+# `^`-anchored multiline pattern costs ten times more on a whole tree.
+_LOCAL_INCLUDE = re.compile(rb'#[ \t]*include[ \t]*"([^"\n]+)"')
+
+
+def quoted_includes(data: bytes) -> list[tuple[int, int, bytes]]:
+    """(start, end, name) of each `#include "name"` directive of `data` (byte range of the
+    directive, from its `#`)."""
+    out = []
+    for m in _LOCAL_INCLUDE.finditer(data):
+        start = m.start()
+        line_start = max(data.rfind(b"\n", 0, start), data.rfind(b"\r", 0, start)) + 1
+        if not data[line_start:start].strip(b" \t"):
+            out.append((start, m.end(), m.group(1)))
+    return out
 
 
 def _within(path: Path, root: Path) -> bool:
@@ -72,15 +87,31 @@ def local_includes(path: Path, data: bytes, root: Path) -> list[Path]:
 
 def _local_includes(path: str, data: bytes, root: str) -> list[str]:
     out: list[str] = []
-    here = os.path.dirname(path)
-    for m in _LOCAL_INCLUDE.finditer(data):
-        try:
-            name = m.group(1).decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        found = _resolve(name, here, root)
-        if found is not None and found not in out:
+    for _, _, found in resolved_includes(quoted_includes(data), os.path.dirname(path), root):
+        if found not in out:
             out.append(found)
+    return out
+
+
+def resolved_includes(found: list[tuple[int, int, bytes]], including_dir: str, root: str,
+                      memo: dict | None = None) -> list[tuple[int, int, str]]:
+    """`quoted_includes` of a file in `including_dir` (resolved), with the project files they
+    name (resolved); includes naming no project file are left out. `memo`: look-ups already
+    made (by a caller resolving many files at one moment)."""
+    out: list[tuple[int, int, str]] = []
+    for start, end, raw in found:
+        key = (raw, including_dir)
+        if memo is not None and key in memo:
+            header = memo[key]
+        else:
+            try:
+                header = _resolve(raw.decode("utf-8"), including_dir, root)
+            except UnicodeDecodeError:
+                header = None
+            if memo is not None:
+                memo[key] = header
+        if header is not None:
+            out.append((start, end, header))
     return out
 
 
@@ -141,7 +172,8 @@ def closure(start: list[Path], root: Path) -> list[Path]:
     return [Path(p) for p in _closure([os.path.realpath(p) for p in start], os.path.realpath(root))]
 
 
-def _closure(start: list[str], root: str) -> list[str]:
+def _closure(start: list[str], root: str, stop=None) -> list[str]:
+    """`stop(header)`: a header not to go into (nor list)."""
     seen = set(start)
     queue = list(start)
     out: list[str] = []
@@ -150,11 +182,18 @@ def _closure(start: list[str], root: str) -> list[str]:
         if got is None:
             continue
         for inc in _includes_in(got[0], got[1], root):
-            if inc not in seen:
+            if inc not in seen and (stop is None or not stop(inc)):
                 seen.add(inc)
                 out.append(inc)
                 queue.append(inc)
     return out
+
+
+def reached_outside(header: str, root: str, covered) -> list[str]:
+    """`header` and the project headers it includes transitively, without going through the
+    headers for which `covered(path)` holds (all resolved): what an include brings in that a
+    run does not cover."""
+    return [header, *_closure([header], root, covered)]
 
 
 def _headers(path: str, data: bytes, root: Path) -> list[str]:

@@ -30,7 +30,8 @@ DB_NAME = "results-v1.sqlite3"
 PRUNE_AFTER_DAYS = 30
 # Settings that only steer the walk, the output or the process pool, never one file's result.
 NEUTRAL_SETTINGS = frozenset({"jobs", "use_cache", "show_suppressed", "fail_on", "force_exclude",
-                              "exclude", "extend_exclude", "respect_gitignore", "config_path", "markdown_limit"})
+                              "exclude", "extend_exclude", "respect_gitignore", "config_path", "markdown_limit",
+                              "follow_includes"})
 
 
 class Entry(msgspec.Struct, array_like=True):

@@ -57,6 +57,9 @@ class FileResult:
     written: bool = False
     converged: bool = True
     destination: str | None = None  # where a Delivery wrote the file (output tree, renames)
+    # `#include "..."` directives of the result, (start, end, name): which local headers the
+    # file brings in (header_scope.py), found where the bytes are at hand (workers, cache hits).
+    includes: tuple = ()
 
     @property
     def changed(self) -> bool:
@@ -203,9 +206,11 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
         if mode is Mode.FIX and plan is not None:
             _deliver(result, plan, item, raw, None)
         return result
+    final = entry.migrated if entry.migrated is not None else raw
+    if item.language == "cuda" and b"include" in final:
+        result.includes = _quoted_includes(final)
     if mode is Mode.CHECK:
         return result
-    final = entry.migrated if entry.migrated is not None else raw
     if plan is not None:
         final = plan.transform(item, final)
     if final != raw:
@@ -222,6 +227,15 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
             else:
                 _write_in_place(result, target, final)
     return result
+
+
+def _quoted_includes(data: bytes) -> tuple:
+    from .include_graph import quoted_includes
+    from .source import UTF8_BOM
+
+    if data.startswith(UTF8_BOM):  # offsets, as the findings', exclude the BOM
+        data = data[len(UTF8_BOM):]
+    return tuple(quoted_includes(data))
 
 
 def _write_in_place(result: FileResult, target, data: bytes) -> None:
@@ -339,12 +353,15 @@ def _work(chunk: list[tuple[int, SourceFile]]):
 
 def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None = None) -> RunResult:
     engine = engine or Engine(settings)
+    from .header_scope import report_headers_left_out
+
     files, errors = discover(paths, settings)
-    if mode is not Mode.CHECK:
-        # `fix` migrates the project headers the named sources include; `check` reports on the
-        # files it is given (pre-commit passes the changed files only).
+    if settings.follow_includes:
         files = with_local_headers(files, settings)
     results = run_files(files, settings, mode, engine)
+    # Only the files named are written (pre-commit passes the staged ones): the local headers
+    # they include that need migration too are reported.
+    report_headers_left_out(files, results, settings, engine)
     errors = errors + [r.error for r in results if r.error is not None]
     return RunResult(results, errors, mode)
 

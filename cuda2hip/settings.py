@@ -29,6 +29,7 @@ class Settings:
     extend_exclude: tuple[str, ...] = ()
     respect_gitignore: bool = True
     force_exclude: bool = False  # apply excludes to paths named on the command line too
+    follow_includes: bool = False  # also run on the local headers the named files include
     rule_dirs: tuple[Path, ...] = ()
     include_builtin_rules: bool = True
     rule_options: dict[str, dict] = field(default_factory=dict)  # code or id -> options

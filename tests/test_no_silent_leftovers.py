@@ -1,6 +1,7 @@
 """Issue 3, "Done when" 3: `fix` over a fixture tree with headers, macros and #if branches leaves
 no CUDA token (cuda*, cu[A-Z]*, CU_*, CUDA_*, cuBLAS & co.) outside comments and strings without
-a finding. Also: `fix src/main.cu` migrates the local headers it includes in the same run."""
+a finding. Also: `fix --follow-includes src/main.cu` migrates the local headers it includes in the
+same run (tests/test_run_scope.py: without it, they are reported and left alone)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def _fix_tree(tmp_path, *extra):
     work = tmp_path / "tree"
     shutil.copytree(TREE, work)
     (work / ".git").mkdir()  # the project root
-    proc = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", "5.2", *extra, "src/main.cu", cwd=work)
+    proc = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", "5.2", "--follow-includes", *extra, "src/main.cu",
+                   cwd=work)
     assert proc.returncode in (0, 1), proc.stderr
     report = run_cli("check", "--isolated", "--no-cache", "--target-rocm", "5.2", *extra, "--format", "json",
                      "src", "include", cwd=work)
@@ -74,7 +76,7 @@ def test_local_headers_are_migrated_with_the_source(tmp_path):
     work, _ = _fix_tree(tmp_path, "--kernel-launch", "hip")
     common = (work / "include/common.h").read_text()
     kernels = (work / "src/kernels.cuh").read_text()
-    # headers were migrated although only src/main.cu was named
+    # headers were migrated although only src/main.cu was named (--follow-includes)
     assert "hipError_t status_" in common and "cudaError_t" not in common
     # runtime include added once, after the include guard / #pragma once
     assert common.startswith("// Project-wide helpers: error checking and version switches.\n#ifndef COMMON_H\n"
@@ -88,7 +90,7 @@ def test_local_headers_are_migrated_with_the_source(tmp_path):
     assert "hipLaunchKernelGGL(HIP_KERNEL_NAME(demo::axpy<float>), dim3((n + 255) / 256), dim3(256), 0, 0, " in main
     # a second run changes nothing
     again = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", "5.2", "--kernel-launch", "hip", "--diff",
-                    "src/main.cu", cwd=work)
+                    "--follow-includes", "src/main.cu", cwd=work)
     assert again.stdout == ""
 
 

@@ -96,3 +96,17 @@ def test_fix_hook_rewrites_the_file(hook_repo, tmp_path):
     assert res.returncode == 1, out
     assert "files were modified by this hook" in out
     assert (project / "kernel.cu").read_text() == FIXED
+
+
+def test_fix_hook_leaves_headers_that_are_not_staged_alone(hook_repo, tmp_path):
+    # kernel.cu is staged; the header it includes is not (untracked: pre-commit does not stash
+    # it away), so the hook must not write it: it reports it on the include line instead.
+    header = '#pragma once\n#include <cuda_runtime.h>\ninline void check(cudaError_t e) { (void)e; }\n'
+    project = _project(tmp_path, "kernel.cu", '#include "common.h"\n' + FINDINGS)
+    (project / "common.h").write_text(header)
+    res = _try_repo(hook_repo, "cuda2hip-fix", project)
+    out = res.stdout + res.stderr
+    assert res.returncode == 1, out
+    assert (project / "common.h").read_text() == header
+    assert (project / "kernel.cu").read_text() == '#include "common.h"\n' + FIXED
+    assert "kernel.cu:1:1: HIP005" in out and "cuda2hip fix common.h" in out

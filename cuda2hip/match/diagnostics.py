@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..findings import Edit, Finding
 from ..suppress import ONLY_DIRECTIVE, Directive, apply_suppressions, unused_codes
 from .compiled import CompiledRule, rule_kind
-from .engine import PARSE_RECOVERY, UNKNOWN_SUPPRESSION_CODE, UNUSED_SUPPRESSION, RuleSet
+from .engine import LOCAL_HEADER_NOT_MIGRATED, PARSE_RECOVERY, UNKNOWN_SUPPRESSION_CODE, UNUSED_SUPPRESSION, RuleSet
 
 MAX_LINES_LISTED = 8
 
@@ -43,7 +43,12 @@ def settle_suppressions(ctx, rules: RuleSet, directives: list[Directive]) -> Non
     if unused_rule is None and unknown_rule is None:
         return
     known = rules.known_codes
+    # A run decides about this code after the lint (header_scope.py): its directives are not
+    # unused here.
+    late = rules.diagnostic(LOCAL_HEADER_NOT_MIGRATED)
     for d in directives:
+        if late is not None and d.codes:
+            d.used.update(c for c in d.codes if c in (late.code, late.id))
         unknown = [c for c in d.codes or () if c not in known]
         if unknown and unknown_rule is not None:
             shown = ", ".join(_with_suggestion(c, known) for c in unknown)

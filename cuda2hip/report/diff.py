@@ -1,15 +1,27 @@
-"""Unified diffs of migrated files."""
+"""Unified diffs of migrated files.
+
+The diff is computed on bytes, split at line breaks only (`\\n`, `\\r\\n`, `\\r`): str.splitlines
+would also split at form feeds and other Unicode separators, and the diff would no longer
+apply to the file (`fix --diff` must show exactly what `fix` writes, in the file's encoding).
+"""
 
 from __future__ import annotations
 
 import difflib
 
+NO_NEWLINE = b"\n\\ No newline at end of file\n"
 
-def unified_diff(path: str, before: bytes, after: bytes) -> str:
-    a = before.decode("utf-8", errors="replace").splitlines(keepends=True)
-    b = after.decode("utf-8", errors="replace").splitlines(keepends=True)
-    lines = list(difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"))
+
+def unified_diff_bytes(path: str, before: bytes, after: bytes) -> bytes:
+    a = before.splitlines(keepends=True)
+    b = after.splitlines(keepends=True)
+    name = path.encode("utf-8", errors="surrogateescape")
     out = []
-    for line in lines:
-        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
-    return "".join(out)
+    for line in difflib.diff_bytes(difflib.unified_diff, a, b, fromfile=b"a/" + name, tofile=b"b/" + name):
+        out.append(line if line.endswith((b"\n", b"\r")) else line + NO_NEWLINE)
+    return b"".join(out)
+
+
+def unified_diff(path: str, before: bytes, after: bytes, encoding: str = "utf-8") -> str:
+    """The diff as text (for reports), decoded as the file is."""
+    return unified_diff_bytes(path, before, after).decode(encoding, errors="replace")
