@@ -108,7 +108,7 @@ def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
 
 
 def _load_core_kinds() -> None:
-    from . import (diagnostics, hip_collisions, include, leftovers, pattern_rule, rename,  # noqa: F401
+    from . import (diagnostics, hip_collisions, include, leftovers, legacy_api, pattern_rule, rename,  # noqa: F401
                    rename_collisions, runtime_include)
 
 

@@ -39,6 +39,8 @@ ROC_LIBRARY = {"cublas": "rocBLAS", "curand": "rocRAND", "cusparse": "rocSPARSE"
                "cusolver": "rocSOLVER", "cudnn": "MIOpen"}
 # HIPIFY's hip-side target for cuDNN is hipDNN, for which the tables give no ROCm release.
 NO_ROCM_RELEASE = frozenset({"cudnn"})
+# Libraries with a legacy API whose functions share the current API's names (legacy_api.py).
+LEGACY_LIBRARIES = frozenset({"cublas"})
 # Targets that are plain C/C++ (e.g. `cusolver_int_t` -> `int`): in every ROCm version.
 _PLAIN_C = re.compile(r"(?:void|int|char|float|double|long|short|unsigned|size_t)\b[\w\s*]*$")
 
@@ -160,6 +162,12 @@ class _TableRule(CompiledRule):
         raise NotImplementedError
 
 
+def claimed(entry, ctx) -> bool:
+    from .legacy_api import claimed as legacy_claimed  # only for the few libraries with one
+
+    return legacy_claimed(entry, ctx)
+
+
 def is_namespace_use(ctx, node, start: int, end: int) -> bool:
     """`cub` as a namespace (`cub::X`, `using namespace cub`), not a variable named cub."""
     if node is not None:
@@ -215,6 +223,8 @@ class RenameRule(_TableRule):
         res = self.resolution(entry)
         if res.target is None or res.target == entry.cuda:
             return
+        if entry.library in LEGACY_LIBRARIES and claimed(entry, ctx):
+            return  # a legacy cuBLAS call: same name, other parameters (legacy_api.py)
         msg = self._messages.get(entry.cuda)
         if msg is None:  # the same for every occurrence of the name
             msg = self._messages[entry.cuda] = self.message(NAME=entry.cuda, HIP=res.target, SECTION=entry.section,
@@ -267,6 +277,8 @@ class UnmappedRule(_TableRule):
             return
         if not CUDA_LOOKING.match(entry.cuda.encode()) and not is_call_of_undefined(ctx, node, start, end):
             return
+        if entry.library in LEGACY_LIBRARIES and claimed(entry, ctx):
+            return  # reported as legacy API (legacy_api.py)
         msg = self.message(NAME=entry.cuda, REASON=res.reason, SECTION=entry.section, LIBRARY=entry.library)
         ctx.report(self, start, end, msg, data={"reason": res.reason, "library": entry.library, API: entry.cuda})
 
