@@ -192,7 +192,10 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
     if not outcome.converged:
         return Entry(findings, outcome.fixed, None, f"fixes did not settle after {outcome.passes} "
                                                     "passes; file left untouched", converged=False)
-    migrated = outcome.source.to_bytes() if outcome.changed else None
+    try:
+        migrated = outcome.source.to_bytes() if outcome.changed else None
+    except SourceError as exc:  # a fix the file's 8-bit encoding cannot hold
+        return Entry(findings, outcome.fixed, None, exc.reason)
     return Entry(findings, outcome.fixed, migrated)
 
 
@@ -231,11 +234,13 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
 
 def _quoted_includes(data: bytes) -> tuple:
     from .include_graph import quoted_includes
-    from .source import UTF8_BOM
+    from .source import decode_source
 
-    if data.startswith(UTF8_BOM):  # offsets, as the findings', exclude the BOM
-        data = data[len(UTF8_BOM):]
-    return tuple(quoted_includes(data))
+    try:  # offsets, as the findings', into the UTF-8 text without BOM
+        text = decode_source(data)[0]
+    except SourceError:
+        return ()
+    return tuple(quoted_includes(text))
 
 
 def _write_in_place(result: FileResult, target, data: bytes) -> None:
@@ -289,7 +294,8 @@ def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine
     except SourceError as exc:
         return FileResult(path=path, language=item.language, error=FileError(path, exc.reason)), None, None
     try:
-        source = SourceText.from_bytes(raw, path)
+        # Python source is UTF-8 unless it declares otherwise (PEP 3120, PEP 263): no 8-bit guess.
+        source = SourceText.from_bytes(raw, path, eight_bit=item.language != "python")
     except SourceError as exc:  # binary or undecodable: reported, never rewritten
         result = FileResult(path=path, language=item.language, error=FileError(path, exc.reason))
         if mode is Mode.FIX and plan is not None:

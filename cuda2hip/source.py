@@ -4,6 +4,13 @@ byte <-> line/column mapping.
 All analysis works on UTF-8 bytes (tree-sitter's native input); the BOM, if any, is stripped
 on read and restored on write, and line endings are never normalised, so an untouched region of
 a file is written back byte for byte.
+
+A file that is not UTF-8 (real CUDA code carries Windows-1252 bytes in comments: a 0x92
+apostrophe) is read as Windows-1252, or as Latin-1 where it holds the five bytes Windows-1252
+leaves undefined. Both are single-byte encodings in which every byte decodes to one character
+and encodes back to the same byte, so the file is analysed as UTF-8 text and written back in
+its own encoding with every byte outside the edits as it was, whatever the file's real 8-bit
+encoding is. UTF-16 and binary files are refused.
 """
 
 from __future__ import annotations
@@ -14,8 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 UTF8_BOM = b"\xef\xbb\xbf"
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # Sniff this many leading bytes for NUL to recognise binary files (as git and grep do).
 BINARY_SNIFF_BYTES = 8192
+# 8-bit encodings tried, in order, for a file that is not UTF-8 (see the module docstring).
+EIGHT_BIT = (("cp1252", "Windows-1252"), ("latin-1", "Latin-1"))
+ENCODING_NAMES = dict(EIGHT_BIT)
+# C0 control bytes that do not occur in text (what is left after tab, line breaks, form feed,
+# vertical tab, escape and the DOS end-of-file mark): a file that is not UTF-8 and holds them is
+# taken for binary.
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\r\x0b\x0c\x1a\x1b")
 
 
 class SourceError(Exception):
@@ -39,9 +54,15 @@ def detect_newline(data: bytes) -> str:
     return "\n"
 
 
-def decode_source(raw: bytes, path: str | os.PathLike = "<input>") -> tuple[bytes, bool]:
-    """Validate `raw` as text; return (utf-8 bytes without BOM, had_bom). Raises SourceError."""
-    if b"\x00" in raw[:BINARY_SNIFF_BYTES]:
+def decode_source(raw: bytes, path: str | os.PathLike = "<input>", *,
+                  eight_bit: bool = True) -> tuple[bytes, bool, str]:
+    """Validate `raw` as text; return (utf-8 bytes without BOM, had_bom, encoding). Not UTF-8:
+    read as Windows-1252 or Latin-1 when `eight_bit`, else refused. Raises SourceError."""
+    head = raw[:BINARY_SNIFF_BYTES]
+    if raw.startswith(UTF16_BOMS):
+        raise SourceError(path, "UTF-16 text (it starts with a UTF-16 byte-order mark); left untouched: "
+                                "convert it to UTF-8 to migrate it")
+    if b"\x00" in head:
         raise SourceError(path, "binary file (contains NUL bytes); left untouched")
     bom = raw.startswith(UTF8_BOM)
     data = raw[len(UTF8_BOM):] if bom else raw
@@ -49,12 +70,26 @@ def decode_source(raw: bytes, path: str | os.PathLike = "<input>") -> tuple[byte
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise SourceError(
-            path,
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start + (3 if bom else 0)}, "
-            f"line {line}); left untouched",
-        ) from None
-    return data, bom
+        where = f"byte 0x{data[exc.start]:02x} at offset {exc.start + (3 if bom else 0)}, line {line}"
+        if not eight_bit or bom:  # a UTF-8 BOM says what the file is meant to be
+            raise SourceError(path, f"not valid UTF-8 ({where}); left untouched") from None
+        if head.translate(None, _CONTROL) != head:
+            raise SourceError(path, f"binary file (not UTF-8: {where}, and control bytes no text "
+                                    "holds); left untouched") from None
+        encoding = eight_bit_encoding(data)
+        return data.decode(encoding).encode("utf-8"), False, encoding
+    return data, bom, "utf-8"
+
+
+def eight_bit_encoding(data: bytes) -> str:
+    """The 8-bit encoding a file that is not UTF-8 is read in (see the module docstring)."""
+    for encoding, _ in EIGHT_BIT:
+        try:
+            data.decode(encoding)
+            return encoding
+        except UnicodeDecodeError:
+            continue
+    return EIGHT_BIT[-1][0]
 
 
 @dataclass
@@ -65,6 +100,7 @@ class SourceText:
     data: bytes
     bom: bool = False
     newline: str = "\n"
+    encoding: str = "utf-8"  # of the file; `data` is always UTF-8 (see the module docstring)
     _line_starts: list[int] | None = field(default=None, repr=False, compare=False)
     # Set by the fix loop on a text it made by editing a linted one: (that text's tree, its
     # bytes, the changes), for an incremental re-parse (parse.parse_source).
@@ -72,9 +108,9 @@ class SourceText:
     _ascii: bool | None = field(default=None, repr=False, compare=False)
 
     @classmethod
-    def from_bytes(cls, raw: bytes, path: str | os.PathLike = "<input>") -> "SourceText":
-        data, bom = decode_source(raw, path)
-        return cls(path=str(path), data=data, bom=bom, newline=detect_newline(data))
+    def from_bytes(cls, raw: bytes, path: str | os.PathLike = "<input>", *, eight_bit: bool = True) -> "SourceText":
+        data, bom, encoding = decode_source(raw, path, eight_bit=eight_bit)
+        return cls(path=str(path), data=data, bom=bom, newline=detect_newline(data), encoding=encoding)
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> "SourceText":
@@ -82,9 +118,18 @@ class SourceText:
 
     def with_data(self, data: bytes) -> "SourceText":
         """The same file (path, BOM, newline style) holding other content."""
-        return SourceText(path=self.path, data=data, bom=self.bom, newline=self.newline)
+        return SourceText(path=self.path, data=data, bom=self.bom, newline=self.newline, encoding=self.encoding)
 
     def to_bytes(self) -> bytes:
+        """The file's bytes, in its encoding. Raises SourceError when an edit put in a character
+        the file's 8-bit encoding cannot hold (then nothing is written)."""
+        if self.encoding != "utf-8":
+            try:
+                return self.data.decode("utf-8").encode(self.encoding)
+            except UnicodeEncodeError as exc:
+                raise SourceError(self.path, f"a fix would put {exc.object[exc.start]!r} into a "
+                                             f"{ENCODING_NAMES[self.encoding]} file, which cannot hold it; "
+                                             "left untouched") from None
         return (UTF8_BOM if self.bom else b"") + self.data
 
     @property

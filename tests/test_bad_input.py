@@ -37,8 +37,8 @@ def _tree(tmp_path: Path, name: str, content: bytes) -> tuple[Path, Path]:
 
 
 CASES = {
-    "undecodable": ("latin1.cu", "void f() { /* caf\xe9 */ cudaFree(0); }\n".encode("latin-1"),
-                    "not valid UTF-8 (byte 0xe9"),
+    "undecodable": ("utf16.cu", "void f() { /* caf\xe9 */ cudaFree(0); }\n".encode("utf-16"),
+                    "UTF-16 text (it starts with a UTF-16 byte-order mark)"),
     "binary": ("blob.cu", b"\x7fELF\x02\x01\x01\x00\x00\x00cudaMalloc\x00\x00",
                "binary file (contains NUL bytes)"),
     "not-c": ("notes.h", MARKDOWN.encode(), "does not parse as C/C++/CUDA"),

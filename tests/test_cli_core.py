@@ -142,7 +142,7 @@ def test_select_and_ignore(tmp_path):
 # --- bad input: clear message, exit 2, every file untouched -------------------------------
 
 @pytest.mark.parametrize("name,payload,reason", [
-    ("latin1.cu", "// caf\xe9\nint cudaMallocCount;\ncudaFree(p);\n".encode("latin-1"), "not valid UTF-8"),
+    ("utf16.cu", "// caf\xe9\nint cudaMallocCount;\ncudaFree(p);\n".encode("utf-16"), "UTF-16 text"),
     ("image.cu", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDRcudaMalloc", "binary file"),
     ("notes.cu", b"This is a README file. It explains how to build the project.\n"
                  b"Run make, then run the tests. Thanks!\n", "does not parse as C/C++/CUDA"),

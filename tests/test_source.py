@@ -40,7 +40,9 @@ def test_binary_and_undecodable_input():
     with pytest.raises(SourceError, match="binary"):
         SourceText.from_bytes(b"abc\x00def")
     with pytest.raises(SourceError, match=r"not valid UTF-8 \(byte 0xe9 at offset 7, line 2\)"):
-        SourceText.from_bytes(b"int a;\n\xe9;\n")
+        SourceText.from_bytes(b"int a;\n\xe9;\n", eight_bit=False)
+    latin = SourceText.from_bytes(b"int a;\n\xe9;\n")  # read as Windows-1252 (test_source_encoding.py)
+    assert latin.encoding == "cp1252" and latin.data == "int a;\n\xe9;\n".encode() and latin.position(9) == (2, 2)
 
 
 @pytest.mark.parametrize("nl", ["\n", "\r\n", "\r"])

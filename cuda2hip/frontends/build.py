@@ -11,7 +11,7 @@ import tree_sitter as ts
 
 from .. import parse as parsing
 from ..match.context import FileContext
-from ..match.diagnostics import report_parse_recovery, settle_suppressions
+from ..match.diagnostics import report_parse_recovery, report_source_encoding, settle_suppressions
 from ..match.engine import RuleSet
 from ..settings import Settings
 from ..source import SourceText
@@ -52,6 +52,7 @@ class BuildFrontend(Frontend):
             rule.run_file(ctx)
         errors = parsing.error_nodes(tree, self.language)
         report_parse_recovery(ctx, rules, [e.start_byte for e in errors])
+        report_source_encoding(ctx, rules)
         if b"cuda2hip:" in source.data:
             comments = [(c.start_byte, c.end_byte) for c in caps.get("comment", ())]
             settle_suppressions(ctx, rules, parse_directives(comments, source))

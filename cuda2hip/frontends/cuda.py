@@ -16,7 +16,7 @@ import tree_sitter as ts
 from .. import parse as parsing
 from ..match.context import FileContext
 from ..match import defined_names
-from ..match.diagnostics import report_parse_recovery, settle_suppressions
+from ..match.diagnostics import report_parse_recovery, report_source_encoding, settle_suppressions
 from ..match.engine import RuleSet
 from ..settings import Settings
 from ..source import SourceError, SourceText
@@ -197,6 +197,7 @@ class CudaFrontend(Frontend):
         comments = run_rules(ctx, active, with_comments=has_directives, words=words)
         run_macro_bodies(ctx, active)
         report_parse_recovery(ctx, rules, [e.start_byte for e in errors])
+        report_source_encoding(ctx, rules)
         # Fragments may report the same place twice (e.g. a body seen as tokens and as a tree).
         ctx.findings[:] = rules.drop_superseded(_dedupe(ctx.findings))
         if has_directives:

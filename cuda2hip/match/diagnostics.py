@@ -4,10 +4,14 @@ functions here are shared by every frontend."""
 
 from __future__ import annotations
 
+import re
+
 from ..findings import Edit, Finding
+from ..source import ENCODING_NAMES
 from ..suppress import ONLY_DIRECTIVE, Directive, apply_suppressions, unused_codes
 from .compiled import CompiledRule, rule_kind
-from .engine import LOCAL_HEADER_NOT_MIGRATED, PARSE_RECOVERY, UNKNOWN_SUPPRESSION_CODE, UNUSED_SUPPRESSION, RuleSet
+from .engine import (LOCAL_HEADER_NOT_MIGRATED, PARSE_RECOVERY, SOURCE_ENCODING, UNKNOWN_SUPPRESSION_CODE,
+                     UNUSED_SUPPRESSION, RuleSet)
 
 MAX_LINES_LISTED = 8
 
@@ -31,6 +35,25 @@ def report_parse_recovery(ctx, rules: RuleSet, error_starts: list[int]) -> None:
     first = min(error_starts)
     ctx.report(rule, first, first, rule.message(LINES=shown, COUNT=str(len(lines))),
                data={"lines": lines})
+
+
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
+
+
+def report_source_encoding(ctx, rules: RuleSet) -> None:
+    """A file read in an 8-bit encoding (source.py) says so, on its first byte outside ASCII."""
+    source = ctx.source
+    if source.encoding == "utf-8":
+        return
+    rule = rules.diagnostic(SOURCE_ENCODING)
+    m = _NON_ASCII.search(source.data)
+    if rule is None or m is None:
+        return
+    char = source.data[m.start():].decode("utf-8", errors="ignore")[:1]
+    end = m.start() + len(char.encode("utf-8"))
+    ctx.report(rule, m.start(), end, rule.message(ENCODING=ENCODING_NAMES[source.encoding],
+                                                  BYTE=f"{char.encode(source.encoding)[0]:02x}"),
+               data={"encoding": source.encoding})
 
 
 def settle_suppressions(ctx, rules: RuleSet, directives: list[Directive]) -> None:

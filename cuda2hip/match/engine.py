@@ -19,6 +19,7 @@ UNUSED_SUPPRESSION = "unused-suppression"
 UNKNOWN_SUPPRESSION_CODE = "unknown-suppression-code"
 PARSE_RECOVERY = "parse-recovery"
 FIX_REVERTED = "fix-reverted"
+SOURCE_ENCODING = "source-encoding"
 # Reported by the run after the files are analysed (header_scope.py), never by a file's lint.
 LOCAL_HEADER_NOT_MIGRATED = "local-header-not-migrated"
 

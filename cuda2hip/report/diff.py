@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import difflib
 
+from ..source import eight_bit_encoding
+
 NO_NEWLINE = b"\n\\ No newline at end of file\n"
 
 
@@ -22,6 +24,10 @@ def unified_diff_bytes(path: str, before: bytes, after: bytes) -> bytes:
     return b"".join(out)
 
 
-def unified_diff(path: str, before: bytes, after: bytes, encoding: str = "utf-8") -> str:
-    """The diff as text (for reports), decoded as the file is."""
-    return unified_diff_bytes(path, before, after).decode(encoding, errors="replace")
+def unified_diff(path: str, before: bytes, after: bytes) -> str:
+    """The diff as text (for reports), decoded as the file is read (source.py)."""
+    data = unified_diff_bytes(path, before, after)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode(eight_bit_encoding(data))
