@@ -1,6 +1,6 @@
 """Migrate a whole tree: into an output directory, as a complete copy (sources migrated, every
 other file copied as it is, so the copy builds), or in place; with `rename`, CUDA source files
-get HIP names and the includes that name them are updated.
+get HIP names and the includes and build files that name them are updated (build_renames.py).
 
 Renaming follows PyTorch's hipify (torch/utils/hipify/hipify_python.py, `get_hip_file_path`):
 `.cu` becomes `.hip` (the extension hipcc and CMake's HIP language take as HIP source); headers
@@ -22,6 +22,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .build_renames import BUILD_LANGUAGES, rewrite_build_paths
 from .discover import EXTERNAL_LINK, FILE, LINK, SPECIAL, SourceFile, TreeEntry, display_path, walk_tree
 from .findings import FileError
 from .runner import Mode, RunResult, run_files
@@ -86,31 +87,6 @@ def rewrite_includes(data: bytes, rel: str, renames: dict[str, str]) -> bytes:
     return _INCLUDE.sub(replace, data)
 
 
-BUILD_LANGUAGES = frozenset({"cmake", "make"})
-# A file name in a build file: a whole word of path characters (what separates words in CMake
-# and Make: blanks, quotes, parentheses, `;`, `,`, `=` and `:`).
-_BUILD_PATH = re.compile(rb'(?<![^\s"\'();,=:])[A-Za-z0-9_./+-]+\.[A-Za-z]+(?![^\s"\'();,=:])')
-
-
-def rewrite_build_paths(data: bytes, rel: str, renames: dict[str, str]) -> bytes:
-    """Update file names in a CMake or Make file that name a renamed file, relative to the
-    build file's directory or to the top of the tree (`src/main.cu` -> `src/main.hip`)."""
-    if not renames:
-        return data
-    base = posixpath.dirname(rel)
-
-    def replace(m: re.Match) -> bytes:
-        name = m.group(0).decode("ascii")
-        for candidate in (posixpath.join(base, name), name):
-            norm = posixpath.normpath(candidate)
-            new = renames.get(norm)
-            if new is not None and name.endswith(posixpath.basename(norm)):
-                return (name[:len(name) - len(posixpath.basename(norm))] + posixpath.basename(new)).encode()
-        return m.group(0)
-
-    return _BUILD_PATH.sub(replace, data)
-
-
 def plan_renames(rels: list[str], taken: set[str], top: Path, in_place: bool) -> tuple[dict[str, str], list[str]]:
     """New names for the source files at `rels`; a name already used is an error (kept name)."""
     renames: dict[str, str] = {}
@@ -156,7 +132,7 @@ class TreePlan:
         if item.language == "cuda":
             return rewrite_includes(data, self.rel(item), self.renames)
         if item.language in BUILD_LANGUAGES:
-            return rewrite_build_paths(data, self.rel(item), self.renames)
+            return rewrite_build_paths(data, self.rel(item), self.renames, item.language)
         return data
 
     def deliver(self, item: SourceFile, raw: bytes, final: bytes | None):

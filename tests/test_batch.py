@@ -278,8 +278,20 @@ def test_includes_of_renamed_files(rel, line, expected):
     ("src/CMakeLists.txt", 'add_library(k STATIC "impl/k.cu";main.cu)', 'add_library(k STATIC "impl/k.hip";main.hip)'),
     ("Makefile", "main: src/main.cu\n\thipcc -o $@ src/main.cu", "main: src/main.hip\n\thipcc -o $@ src/main.hip"),
     ("Makefile", "OBJ = src/main.cu.o xsrc/main.cu src/main.cuh", "OBJ = src/main.cu.o xsrc/main.cu src/main.cuh"),
+    # issue 13: the lists and patterns a Makefile builds from
+    ("Makefile", "CUFILES := src/main.cu \\\n  top.cu\n", "CUFILES := src/main.hip \\\n  top.hip\n"),
+    ("Makefile", "CUFILES:=top.cu\\\n", "CUFILES:=top.hip\\\n"),
+    ("Makefile", "SRCS = $(SRC_DIR)/k.cu ${SRC}/main.cu $(X)/other.cu", "SRCS = $(SRC_DIR)/k.hip ${SRC}/main.hip $(X)/other.cu"),
+    ("Makefile", "%.o: %.cu k.h\n\t$(NVCC) -c $< -o $@\n%: %.cu\n", "%.o: %.hip k.h\n\t$(NVCC) -c $< -o $@\n%: %.hip\n"),
+    ("Makefile", "OBJS = $(CUFILES:.cu=.o) $(patsubst %.cu,%.o,$(SRCS))", "OBJS = $(CUFILES:.hip=.o) $(patsubst %.hip,%.o,$(SRCS))"),
+    ("Makefile", "SRCS := $(wildcard src/*.cu)\nvpath %.cu src\n", "SRCS := $(wildcard src/*.hip)\nvpath %.hip src\n"),
+    ("Makefile", ".SUFFIXES: .cu .o\n.cu.o:\n\tnvcc -c $<\n", ".SUFFIXES: .hip .o\n.hip.o:\n\tnvcc -c $<\n"),
+    ("Makefile", "%.cu.o: %.cuh %.cu\n\tnvcc -x cu -c $<", "%.cu.o: %.cuh %.hip\n\tnvcc -x cu -c $<"),
+    ("CMakeLists.txt", 'file(GLOB SRCS "src/*.cu" src/*.cuh)', 'file(GLOB SRCS "src/*.hip" src/*.cuh)'),
+    ("CMakeLists.txt", "set(X %.cu)", "set(X %.cu)"),  # not a pattern in CMake
 ])
 def test_build_files_follow_renames(rel, text, expected):
-    from cuda2hip.output_tree import rewrite_build_paths
+    from cuda2hip.build_renames import rewrite_build_paths
 
-    assert rewrite_build_paths(text.encode(), rel, RENAMES) == expected.encode()
+    language = "cmake" if rel.endswith("CMakeLists.txt") else "make"
+    assert rewrite_build_paths(text.encode(), rel, RENAMES, language) == expected.encode()

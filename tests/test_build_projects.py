@@ -152,6 +152,23 @@ def test_make_project_migrates_and_builds(tmp_path):
     assert (work / "saxpy_rng").is_file()
 
 
+def test_renamed_make_project_builds(tmp_path):
+    """Issue 13: with --rename the sources become .hip files, and the pattern rule that compiles
+    them (`%.o: %.cu saxpy.h`) follows, so make still finds how to build main.o and saxpy.o."""
+    if shutil.which("make") is None:
+        pytest.skip("make not installed")
+    work, res = _migrate("make_project", tmp_path, "--rename")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (work / "main.hip").is_file() and not (work / "main.cu").exists()
+    assert "%.o: %.hip saxpy.h" in (work / "Makefile").read_text()
+    _hip_toolchain()
+    built = subprocess.run(["make", "-C", str(work)], capture_output=True, text=True, env=HIP_ENV)
+    assert built.returncode == 0, built.stdout + built.stderr
+    compiles = [line for line in built.stdout.splitlines() if line.startswith("hipcc") and " -c " in line]
+    assert sorted(line.split(" -c ")[1].split()[0] for line in compiles) == ["main.hip", "saxpy.hip"]
+    assert (work / "saxpy_rng").is_file()
+
+
 def test_without_offload_arch_architectures_are_reported_not_invented(tmp_path):
     work = tmp_path / "p"
     shutil.copytree(BUILD / "cmake_project" / "input", work)
