@@ -21,7 +21,7 @@ def _json(project, *args, cwd=None):
 
 def test_sarif_validates_against_the_2_1_0_schema(tmp_path):
     project = copy_project(tmp_path)
-    (project / "src" / "bad.cu").write_bytes(b"int caf\xe9;\n")  # a file error -> a notification
+    (project / "src" / "bad.cu").write_bytes("int café;\n".encode("utf-16"))  # a file error -> a notification
     sarif = _sarif(project, "--isolated", ".", exit_code=2)
     errors = sarif_schema_errors(sarif)
     assert not errors, "\n".join(errors[:10])
