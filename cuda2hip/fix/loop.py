@@ -13,7 +13,7 @@ from typing import Callable
 
 from ..findings import Applicability, Finding, Fix
 from ..source import SourceText
-from .apply import apply_fixes, apply_fixes_tracked, choose_fixes
+from .apply import Change, apply_fixes, apply_fixes_tracked, choose_fixes
 
 MAX_PASSES = 12
 
@@ -25,6 +25,17 @@ class Rejected:
 
 
 @dataclass
+class Pass:
+    """One applied pass: the text it edited, the findings whose fixes it applied (offsets into
+    that text) and what that made of the text (apply.Change: old -> new byte ranges; outside
+    them the pass changed nothing). Accounts for every byte `fix` changes (tests/fidelity.py)."""
+
+    before: bytes
+    fixed: list[Finding]
+    changes: list[Change]
+
+
+@dataclass
 class FixOutcome:
     source: SourceText
     remaining: list[Finding]  # findings of the final text
@@ -32,6 +43,7 @@ class FixOutcome:
     rejected: list[Rejected] = field(default_factory=list)
     passes: int = 0
     converged: bool = True
+    history: list[Pass] = field(default_factory=list)  # the passes that changed the text, in order
 
     @property
     def changed(self) -> bool:
@@ -56,6 +68,7 @@ def fix_source(
     result = lint(current)
     fixed: list[Finding] = []
     rejected: list[Rejected] = []
+    history: list[Pass] = []
     banned: set[tuple] = set()
     for n in range(1, max_passes + 1):
         candidates = [
@@ -64,10 +77,10 @@ def fix_source(
             and f.fix.edits and _key(f, current.data) not in banned
         ]
         if not candidates:
-            return FixOutcome(current, result.findings, fixed, rejected, n - 1)
+            return FixOutcome(current, result.findings, fixed, rejected, n - 1, history=history)
         by_fix = {id(f.fix): f for f in candidates}
         chosen = choose_fixes([f.fix for f in candidates])
-        new_source = _edited(current, result, chosen)
+        new_source, changes = _edited(current, result, chosen)
         new_result = lint(new_source)
         if new_result.parse_errors > result.parse_errors:
             kept, bad = _one_by_one(current, chosen, parse_errors, result.parse_errors)
@@ -77,25 +90,27 @@ def fix_source(
                 rejected.append(Rejected(f, "the fix would add parse errors"))
             if not kept:
                 continue
-            new_source = _edited(current, result, kept)
+            new_source, changes = _edited(current, result, kept)
             new_result = lint(new_source)
             chosen = kept
-        fixed.extend(by_fix[id(fix)] for fix in chosen)
+        applied = [by_fix[id(fix)] for fix in chosen]
+        fixed.extend(applied)
         if new_source.data == current.data:
-            return FixOutcome(current, new_result.findings, fixed, rejected, n)
+            return FixOutcome(current, new_result.findings, fixed, rejected, n, history=history)
+        history.append(Pass(current.data, applied, changes))
         current, result = new_source, new_result
-    return FixOutcome(current, result.findings, fixed, rejected, max_passes, converged=False)
+    return FixOutcome(current, result.findings, fixed, rejected, max_passes, converged=False, history=history)
 
 
-def _edited(source: SourceText, result, fixes: list[Fix]) -> SourceText:
-    """`source` with `fixes` applied; it remembers the tree of `source` and what changed, so the
-    frontend re-parses only around the changes."""
+def _edited(source: SourceText, result, fixes: list[Fix]) -> tuple[SourceText, list[Change]]:
+    """`source` with `fixes` applied, and what changed; the new text remembers the tree of
+    `source` and the changes, so the frontend re-parses only around them."""
     data, changes = apply_fixes_tracked(source.data, fixes, source.newline)
     edited = source.with_data(data)
     tree = getattr(result, "tree", None)
     if tree is not None:
         edited.edited_from = (tree, source.data, changes)
-    return edited
+    return edited, changes
 
 
 def _one_by_one(source: SourceText, fixes: list[Fix], parse_errors, baseline: int):
