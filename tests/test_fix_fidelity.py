@@ -94,7 +94,7 @@ def _perturb(data: bytes, how: str) -> bytes:
     return data
 
 
-@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@hsettings(max_examples=25, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_perturbed_real_files_keep_the_property(data, engine_and_settings, tmp_path_factory):
     if "cub" not in CORPORA:

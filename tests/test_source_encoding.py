@@ -5,6 +5,7 @@ finding (HIP006) naming the encoding assumed. UTF-16 and binary files stay refus
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -53,7 +54,7 @@ def test_stdout_and_diff_are_in_the_files_encoding(project, tmp_path):
     applied = tmp_path / "applied"
     applied.mkdir()
     (applied / "w.cu").write_bytes(CP1252)
-    if subprocess.run(["patch", "--version"], capture_output=True).returncode == 0:
+    if shutil.which("patch") is not None:  # the diff applies with patch (GNU patch, where installed)
         assert subprocess.run(["patch", "-p1", "-s"], input=diff, cwd=applied).returncode == 0
         assert (applied / "w.cu").read_bytes() == MIGRATED
 
@@ -110,7 +111,7 @@ def test_utf16_binary_and_others_stay_refused(project, name, data, reason):
 _BYTES = st.sampled_from([9, 10, 13, *range(32, 127), *range(128, 256)])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300, deadline=None, database=None)
 @given(st.lists(_BYTES, min_size=1, max_size=200))
 def test_any_8_bit_text_round_trips(values):
     raw = bytes(values) + b"\xff"  # never valid UTF-8
