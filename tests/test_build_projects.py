@@ -95,7 +95,8 @@ def _debian_rocm_root(tmp_path: Path) -> Path:
 
 
 def test_build_fixtures_are_cuda(nvcc):
-    for kernel in (BUILD / "cmake_project/input/src/scale.cu", BUILD / "make_project/input/saxpy.cu"):
+    for kernel in (BUILD / "cmake_project/input/src/scale.cu", BUILD / "make_project/input/saxpy.cu",
+                   *sorted((BUILD / "make_patterns/input").glob("*.cu"))):
         res = nvcc(kernel)
         assert res.returncode == 0, res.stderr
     # The cuRAND callers need curand.h, which a toolkit without the cuRAND component lacks (the
@@ -167,6 +168,29 @@ def test_renamed_make_project_builds(tmp_path):
     compiles = [line for line in built.stdout.splitlines() if line.startswith("hipcc") and " -c " in line]
     assert sorted(line.split(" -c ")[1].split()[0] for line in compiles) == ["main.hip", "saxpy.hip"]
     assert (work / "saxpy_rng").is_file()
+
+
+def test_renamed_make_patterns_project_builds(tmp_path):
+    """Issue 13: the three constructs that left a renamed Makefile building nothing: programs
+    built straight from their source (`%: %.cu`), objects (`%.o: %.cu`), and the sources listed
+    in a variable (`CUFILES := a.cu b.cu`, with `$(CUFILES:.cu=)` and `patsubst` over it)."""
+    if shutil.which("make") is None:
+        pytest.skip(not_installed("make", "make"))
+    work, res = _migrate("make_patterns", tmp_path, "--rename")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert sorted(p.name for p in work.glob("*.hip")) == ["scale.hip", "vector_add.hip"]
+    assert not list(work.glob("*.cu"))
+    makefile = (work / "Makefile").read_text()
+    for line in ("CUFILES := vector_add.hip scale.hip", "PROGRAMS := $(CUFILES:.hip=)",
+                 "OBJS := $(patsubst %.hip,%.o,$(CUFILES))", "%: %.hip", "%.o: %.hip"):
+        assert line in makefile.splitlines(), makefile
+    _hip_toolchain()
+    built = subprocess.run(["make", "-C", str(work)], capture_output=True, text=True, env=HIP_ENV)
+    assert built.returncode == 0, built.stdout + built.stderr
+    hipcc = [line for line in built.stdout.splitlines() if line.startswith("hipcc")]
+    assert len(hipcc) == 4 and all(f"--offload-arch={ARCH}" in line for line in hipcc), built.stdout
+    for product in ("vector_add", "scale", "vector_add.o", "scale.o", "libkernels.a"):
+        assert (work / product).is_file(), product
 
 
 def test_without_offload_arch_architectures_are_reported_not_invented(tmp_path):
