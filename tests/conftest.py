@@ -22,6 +22,9 @@ FETCH_ROCM_HEADERS = "bash tests/harness/fetch_rocm_library_headers.sh .cache/ro
 CUDA_LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_CUDA_LIBRARY_HEADERS",
                                            ROOT / ".cache" / "cuda-library-headers")) / "include"
 FETCH_CUDA_HEADERS = "python tests/harness/fetch_cuda_library_headers.py .cache/cuda-library-headers"
+# The HIP/ROCm headers of each Debian suite (bookworm HIP 5.2, trixie 5.7, sid 6.4), one tree per suite.
+RELEASE_HEADERS = Path(os.environ.get("CUDA2HIP_ROCM_RELEASE_HEADERS", ROOT / ".cache" / "rocm-release-headers"))
+FETCH_RELEASE_HEADERS = "python tests/harness/fetch_rocm_release_headers.py .cache/rocm-release-headers"
 # Installs every Debian package of tools/test-deps.txt and fetches both header trees (.ci/run runs it).
 INSTALL_TEST_DEPS = "bash tools/install-test-deps.sh"
 

@@ -98,3 +98,25 @@ def newer_hip_names(data: bytes, target: str, profile: str = "hip") -> list[str]
         if v is not None and version_tuple(v) > limit:
             out.append(f"{word} (ROCm {v})")
     return out
+
+
+# Errors inside a newer release's own headers that this hipcc (clang 15) gives whatever the code
+# compiled: (file under usr/include, message, why). Sid's hipcc is clang 21.
+KNOWN_HEADER_ERRORS = (
+    ("hip/amd_detail/amd_warp_functions.h", "use of undeclared identifier '__builtin_amdgcn_ballot_w64'",
+     "HIP 6.4's __ballot calls __builtin_amdgcn_ballot_w64, a builtin clang 15 does not have"),
+)
+ERROR_AT = re.compile(r"^(.+?):\d+:\d+: (?:fatal )?error: (.*)$", re.M)
+
+
+def release_errors(stderr: str, src, include) -> tuple[list[str], list[str]]:
+    """hipcc's errors (compiled with a release's headers under `include`): (those in the compiled
+    file `src`, those elsewhere that KNOWN_HEADER_ERRORS does not list)."""
+    root = str(include) + "/"
+    own, unknown = [], []
+    for path, message in ERROR_AT.findall(stderr):
+        if path.endswith(src.name):
+            own.append(f"{path}: {message}")
+        elif not any(path == root + f and message == m for f, m, _why in KNOWN_HEADER_ERRORS):
+            unknown.append(f"{path}: {message}")
+    return own, unknown

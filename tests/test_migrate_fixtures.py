@@ -13,6 +13,14 @@ them with Debian 12's hipcc. Likewise every input is proven valid CUDA with nvcc
 migrated; the CUDA library headers the toolkit here lacks (cuBLAS, cuRAND, cuFFT, cuSPARSE,
 cuSOLVER, cuDNN, NVRTC) come from NVIDIA's PyPI wheels (tests/harness/fetch_cuda_library_headers.py).
 Without a fetched tree, the tests that need it skip saying so.
+
+Issue 12: bf16, fp16 and cuBLASLt. HIP 5.2 has no hip/hip_bf16.h and no hipBLASLt, so at 5.2 those
+fixtures keep their CUDA include and names (reported at the include and at every use) and the compile
+fails on exactly the missing header. At a newer target they are migrated and compiled with the same
+hipcc (clang 15) against the HIP/ROCm headers of the Debian release that has them
+(tests/harness/fetch_rocm_release_headers.py): trixie's HIP 5.7 compiles cleanly; sid's HIP 6.4 (and
+hipBLASLt 7.1, packaged by sid only) has one function body clang 15 cannot compile (KNOWN_HEADER_ERRORS),
+which is tolerated: every error in the fixture itself still fails the test.
 """
 
 from __future__ import annotations
@@ -25,9 +33,9 @@ from typing import NamedTuple
 
 import pytest
 
-from conftest import (CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_ROCM_HEADERS, FIXTURES,
-                      INSTALL_TEST_DEPS, ROCM_LIBRARY_INCLUDE, run_cli)
-from migration_checks import newer_hip_names, unreported_tokens
+from conftest import (CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_RELEASE_HEADERS, FETCH_ROCM_HEADERS, FIXTURES,
+                      INSTALL_TEST_DEPS, RELEASE_HEADERS, ROCM_LIBRARY_INCLUDE, run_cli)
+from migration_checks import ERROR_AT, newer_hip_names, release_errors, unreported_tokens
 
 SRC = FIXTURES / "migrate"
 EXPECTED = SRC / "expected"
@@ -45,6 +53,9 @@ class Case(NamedTuple):
     # each reported: the compile must fail on exactly these and nothing else
     leftover: tuple[str, ...] = ()
     expected: str | None = None  # the expected output of another case (the profiles agree)
+    target: str = "5.2"  # --target-rocm
+    # the Debian suite whose fetched HIP/ROCm headers the compile puts first (None: the installed HIP 5.2)
+    release: str | None = None
 
 
 CASES = {
@@ -83,6 +94,16 @@ CASES = {
                        ("-std=c++17",)),
     "cub_thrust_roc": Case("cub_thrust.cu", ROC, ["hipcub/hipcub.hpp", "thrust/device_vector.h"], (),
                            ("-std=c++17",), expected="cub_thrust"),
+    # hip/hip_bf16.h and hipBLASLt need a newer ROCm than 5.2: reported, and the include is the only error
+    "bf16": Case("bf16.cu", [], ["hip/hip_runtime.h"], (), leftover=("cuda_bf16.h",)),
+    "bf16_rocm5.7": Case("bf16.cu", [], ["hip/hip_bf16.h"], (), target="5.7", release="trixie"),
+    "bf16_rocm6.4": Case("bf16.cu", [], ["hip/hip_bf16.h"], (), target="6.4", release="sid",
+                         expected="bf16_rocm5.7"),
+    "fp16": Case("fp16.cu", [], ["hip/hip_fp16.h"], ()),
+    "cublaslt": Case("cublaslt.cu", [], ["hip/hip_runtime.h"], ("cublasLt.h",), leftover=("cublasLt.h",)),
+    # Debian packages hipBLASLt 7.1 only (sid)
+    "cublaslt_rocm7.1": Case("cublaslt.cu", [], ["hipblaslt/hipblaslt.h"], ("cublasLt.h",), ("-std=c++17",),
+                             target="7.1", release="sid"),
     "launches_keep": Case("launches.cu", [], ["hip/hip_runtime.h"], ()),
     "launches_hip": Case("launches.cu", ["--kernel-launch", "hip"], ["hip/hip_runtime.h"], ()),
 }
@@ -95,8 +116,8 @@ def _migrate(case: str, tmp_path: Path) -> tuple[Path, list[dict]]:
     target = work / name
     shutil.copy(SRC / name, target)
     # `fix --format json` reports what remains after fixing.
-    fixed = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", "5.2", *flags, "--format", "json", name,
-                    cwd=work)
+    fixed = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", CASES[case].target, *flags, "--format", "json",
+                    name, cwd=work)
     assert fixed.returncode in (0, 1), fixed.stderr
     return target, [f for f in json.loads(fixed.stdout)["findings"] if not f["fixed"]]
 
@@ -113,17 +134,19 @@ def test_fixture_migrates_completely(case, tmp_path):
     defined = {f["message"].split("`")[1] for f in findings if "a name this project defines" in f["message"]}
     assert unreported_tokens(data, findings, frozenset(defined)) == []
     profile = "roc" if "--roc" in CASES[case].flags else "hip"
-    assert newer_hip_names(data, "5.2", profile) == []
+    assert newer_hip_names(data, CASES[case].target, profile) == []
     # what the output keeps is reported, each with the reason
     kept = {f["message"].split("`")[1] for f in findings if not f["fixed"] and f["message"].startswith("`")}
     assert set(CASES[case].leftover) <= kept, f"{case}: {set(CASES[case].leftover) - kept} kept unreported"
 
 
-def _include_dir(header: str) -> Path | None:
-    for root in (SYSTEM_INCLUDE, ROCM_LIBRARY_INCLUDE):
+def _include_dir(header: str, release: str | None = None) -> Path | None:
+    for root in (RELEASE_HEADERS / release / "usr" / "include",) if release else (SYSTEM_INCLUDE, ROCM_LIBRARY_INCLUDE):
         if (root / header).is_file():
             return root
     return None
+
+
 
 
 # the only errors a kept CUDA name may cause (spell checking off: no follow-up errors on a guess)
@@ -134,8 +157,11 @@ _LEFTOVER_ERROR = re.compile(r"error: (?:use of undeclared identifier|unknown ty
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_fixture_compiles_with_hipcc(case, tmp_path, hipcc):
     spec = CASES[case]
-    roots = {h: _include_dir(h) for h in spec.headers}
+    roots = {h: _include_dir(h, spec.release) for h in spec.headers}
     missing = [h for h, root in roots.items() if root is None]
+    if missing and spec.release:
+        pytest.skip(f"{case}: {', '.join(missing)} not in Debian {spec.release}'s fetched headers "
+                    f"({RELEASE_HEADERS}; {FETCH_RELEASE_HEADERS})")
     if missing:
         pytest.skip(f"{case}: {', '.join(missing)} not found in {SYSTEM_INCLUDE} or {ROCM_LIBRARY_INCLUDE} "
                     f"(apt-get install libamdhip64-dev libhiprand-dev librocrand-dev libhipsparse-dev "
@@ -143,7 +169,15 @@ def test_fixture_compiles_with_hipcc(case, tmp_path, hipcc):
     src = tmp_path / f"{case}.hip"
     src.write_text(_expected(case).read_text())
     extra = [f"-I{root}" for root in sorted(set(roots.values())) if root != SYSTEM_INCLUDE]
-    proc = hipcc(src, *extra, *spec.compile_flags, "-fno-spell-checking")
+    proc = hipcc(src, *extra, *spec.compile_flags, "-fno-spell-checking", "-ferror-limit=0")
+    if spec.release:
+        own, unknown = release_errors(proc.stderr, src, RELEASE_HEADERS / spec.release / "usr" / "include")
+        assert not own, f"{case}: the migrated output does not compile against Debian {spec.release}'s headers:\n" + \
+            "\n".join(own)
+        if unknown:
+            pytest.skip(f"{case}: this hipcc (clang 15) cannot compile Debian {spec.release}'s headers: {unknown[0]}")
+        assert proc.returncode == 0 or ERROR_AT.search(proc.stderr), proc.stderr
+        return
     if not spec.leftover:
         assert proc.returncode == 0, proc.stderr
         return
