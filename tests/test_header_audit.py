@@ -84,6 +84,8 @@ def test_bf16_maps_to_the_hip_bf16_family():
     assert device["__nv_bfloat16"][0] == "__hip_bfloat16"
     assert device["__nv_bfloat162"][0] == "__hip_bfloat162"
     assert device["nv_bfloat162"][0] == "__hip_bfloat162"
+    # cuda_bf16.h's typedef, which HIPIFY's table lacks (a project mapping adds the row)
+    assert device["nv_bfloat16"][0] == "__hip_bfloat16" and device["nv_bfloat16"][8] == "5.7"
     assert device["__float2bfloat16"][0] == "__float2bfloat16"
     assert device["__bfloat162float"][0] == "__bfloat162float"
     # HIP 5.2 has no hip/hip_bf16.h: the family needs 5.7 (trixie's headers)

@@ -150,9 +150,16 @@ def build_library(lib: str, tables: Path) -> dict:
         row[13], row[14] = roc, row[COLUMNS.index(version_from)]
         row[17] = f"roc target hand-added: {source}"
         hand.append(cuda)
-    for cuda, (hip, why) in project_mappings().get(lib, {}).items():
+    mappings = project_mappings().get(lib, {})
+    for cuda, (hip, why) in mappings.items():
         if cuda in names:
             names[cuda] = _mapped(names[cuda], hip, why)
+    for cuda, (hip, why) in mappings.items():
+        if cuda not in names:  # a CUDA name HIPIFY's table lacks (cuda_bf16.h's nv_bfloat16 typedef)
+            kind = next((r[1] for r in names.values() if r[0] == hip), "function")
+            row = [None, kind, lib, "project mapping", "", "", "", "", "", "", "", "", False, None, "", "", False, ""]
+            names[cuda] = _mapped(row, hip, why)
+            hand.append(cuda)
     sources = [f for f in (hip_file, roc_file) if f]
     return {
         "source": ("HIPIFY docs/tables/" + " + ".join(sources) + " (github.com/ROCm/HIPIFY, MIT)"

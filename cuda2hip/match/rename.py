@@ -24,11 +24,12 @@ from .defined_names import file_definitions
 IDENTIFIER_KINDS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"})
 
 # Names in NVIDIA's API name spaces: cuda*, cu[A-Z]* (driver, cuComplex, cuFile), CU*/CUDA_*
-# (driver types and macros), the math-library prefixes, nvrtc, __nv_*/__CUDA* and CUB's.
+# (driver types and macros), the math-library prefixes, nvrtc, __nv_*/__CUDA* and CUB's, and
+# cuda_bf16.h's typedefs nv_bfloat16 / nv_bfloat162.
 CUDA_LOOKING = re.compile(
     rb"(?:cuda[A-Z0-9_]|cu[A-Z]|CU[A-Za-z_]|Cuda[A-Z]|nvrtc|NVRTC_|NVFFT_|"
     rb"cublas|curand|cufft|cusparse|cusolver|cudnn|cufile|cub[A-Z]|Cub[A-Z]|_Cub|_CUB|"
-    rb"__cuda|__CUDA|__CUB|__nv_|__NV_)"
+    rb"__cuda|__CUDA|__CUB|__nv_|__NV_|nv_bfloat16)"
 )
 
 # Library names as users know them, for messages.
