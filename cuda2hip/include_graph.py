@@ -232,3 +232,10 @@ def includes_reaching(path: str, data: bytes, root: Path, wanted) -> bool:
         if got is not None and wanted(got[1]):
             return True
     return False
+
+
+def local_header(including: str, name: str, root: Path) -> tuple[str, bytes] | None:
+    """(resolved path, content) of the project header a quoted include `name` names in the file
+    `including`, or None where it is no project file."""
+    found = _resolve(name, os.path.dirname(os.path.realpath(including)), os.path.realpath(root))
+    return None if found is None else _read(found)

@@ -1,15 +1,26 @@
-"""`hip-runtime-include` rule kind: a file that uses kernels or the runtime API but includes no
-runtime header gets `#include <hip/hip_runtime.h>` once.
+"""`hip-runtime-include` rule kind: `hip/hip_runtime.h` first, in every file that needs it.
 
-nvcc includes cuda_runtime.h implicitly, so CUDA sources often include nothing; hipcc does not,
-and `threadIdx`, `hipMalloc` and `<<<...>>>` are then undeclared. The include goes after an
-include guard or `#pragma once`, else after the file's leading comments.
+nvcc includes cuda_runtime.h ahead of every .cu file; hipcc does not. So a file that uses kernels,
+device built-ins, the runtime API or vector types gets `#include <hip/hip_runtime.h>`, and it must
+come before the headers that need it: HIP headers such as hip/hip_cooperative_groups.h (HIP 5.2)
+fail to compile when they come first, and hip_runtime.h declares C++ templates, so it cannot sit
+inside an `extern "C"` block. Only the C/C++ standard headers and project headers that are fine on
+their own may come before it.
+
+Three cases:
+- the file includes a runtime header itself, unconditionally: that include is moved up where an
+  include that needs the runtime comes before it, or out of an `extern "C"` block;
+- the runtime comes from a project header the file includes (which has or gets the include
+  itself): nothing to do, unless an include that needs the runtime comes before that header;
+- neither: the include is added after the include guard / `#pragma once`, else after the file's
+  leading comments.
 
 The same kind adds other headers a CUDA header brought in implicitly (`params`: `header` to add,
 `provided_by`: headers whose include provides it, `provided_by_hip_profile`: more of them in the
-default library profile only, `kernel_syntax: false` when kernel syntax does not need it): e.g.
-cublas_v2.h includes cuComplex.h, while neither hipBLAS's nor rocBLAS's header includes
-hip/hip_complex.h.
+default library profile only, `kernel_syntax: false` when kernel syntax does not need it,
+`names_pattern`: the words to look up in the tables): e.g. cublas_v2.h includes cuComplex.h,
+while neither hipBLAS's nor rocBLAS's header includes hip/hip_complex.h. Such headers compile in
+any order, so only the runtime is moved up.
 """
 
 from __future__ import annotations
@@ -22,17 +33,27 @@ from .. import parse as parsing
 from ..findings import Edit
 from .api_tables import hip_names, resolve_tables, table_rows
 from .compiled import CompiledRule, RuleCompileError, rule_kind
+from .include_layout import Include, scan
+from .std_headers import is_standard_header
 
-# A file that includes one of these (or a project header that does) has the runtime; the CUDA
-# ones are rewritten to the HIP ones by HIP100 in the same run.
-_RUNTIME_INCLUDE = re.compile(
-    rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:hip/hip_runtime(?:_api)?\.h|cuda_runtime(?:_api)?\.h|cuda\.h)[>"]',
-    re.MULTILINE)
-_KERNEL_SYNTAX = re.compile(
-    rb"__global__|__device__|__shared__|__constant__|__host__|<<<|\b(?:threadIdx|blockIdx|blockDim|gridDim)\b")
+# Headers that declare everything a .cu file gets from nvcc's implicit include (the CUDA ones are
+# rewritten to hip/hip_runtime.h by HIP100 in the same run), and those that declare the API only.
+FULL_RUNTIME = frozenset({"hip/hip_runtime.h", "cuda_runtime.h", "cuda.h"})
+API_RUNTIME = frozenset({"hip/hip_runtime_api.h", "cuda_runtime_api.h"})
+# Kernel code: needs hip_runtime.h itself (hip_runtime_api.h lacks threadIdx & co., HIP 5.2).
+_DEVICE_SYNTAX = re.compile(
+    rb"__global__|__device__|__shared__|__constant__|__managed__|<<<|"
+    rb"\b(?:threadIdx|blockIdx|blockDim|gridDim|warpSize|__syncthreads\w*|__threadfence\w*|__shfl\w*|"
+    rb"__ballot\w*|__activemask|__ldg|atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)\w*)\b")
+# The runtime API (CUDA or HIP spelling: the rule runs before and after renames), vector types
+# and the qualifiers of hip_runtime_api.h's host_defines.
 _API_NAME = re.compile(rb"\b(?:cuda|hip|cu)[A-Z]\w*")
+_API_SYNTAX = re.compile(
+    rb"\b(?:make_)?(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]\b|\bdim3\b|"
+    rb"\b__(?:host|forceinline|noinline|launch_bounds)__")
 _NOT_CODE = frozenset({"comment", "string_literal", "string_content", "raw_string_literal", "raw_string_content",
                        "char_literal", "system_lib_string", "escape_sequence"})
+DEVICE, API = 2, 1  # what a file needs: the full runtime, or the API header at least
 
 
 @lru_cache(maxsize=8)
@@ -43,12 +64,6 @@ def _api_names(paths: tuple[str, ...]) -> frozenset[bytes]:
         names.update(table_rows(path))
         names.update(hip.encode() for hip in hip_names(path))
     return frozenset(names)
-
-
-@lru_cache(maxsize=16)
-def _include_of(headers: tuple[str, ...]) -> "re.Pattern[bytes]":
-    names = b"|".join(re.escape(h.encode()) for h in headers)
-    return re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:' + names + rb')[>"]', re.MULTILINE)
 
 
 @rule_kind("hip-runtime-include")
@@ -62,15 +77,23 @@ class RuntimeIncludeRule(CompiledRule):
         self.names = _api_names(tuple(resolve_tables(rule.source_path, rule.tables)))
         params = rule.params or {}
         self.header = params.get("header", "hip/hip_runtime.h")
-        self.present = _RUNTIME_INCLUDE
-        if "provided_by" in params:
+        # the runtime (which must come first), or another header that only has to be there
+        self.ordered = "provided_by" not in params
+        if self.ordered:
+            self.full, self.api = FULL_RUNTIME, API_RUNTIME
+        else:
             provided = list(params["provided_by"])
             if settings.library_profile == "hip":
                 provided += params.get("provided_by_hip_profile", [])
-            self.present = _include_of(tuple(provided))
+            self.full, self.api = frozenset(provided), frozenset()
         self.kernel_syntax = params.get("kernel_syntax", True)
-        # names that may need the header: the runtime's `cuda*`/`hip*`, or those of the tables
         self._api_name = re.compile(params["names_pattern"].encode()) if "names_pattern" in params else _API_NAME
+        self.runtime_first = frozenset(params.get("needs_runtime_first", ()))
+        self.messages = params.get("messages", {})
+        for key in ("late", "extern_c", "after_local") if self.ordered else ():
+            if key not in self.messages:
+                raise RuleCompileError(f"field `params.messages.{key}`: message template missing")
+        self._header_cache: dict[tuple[str, bytes], tuple[int, bool]] = {}
 
     def applies_to_fragments(self) -> bool:
         return False
@@ -80,52 +103,156 @@ class RuntimeIncludeRule(CompiledRule):
             # CUDA text embedded in another file (a CuPy/torch kernel string): compiled by
             # hipRTC/torch with its own headers, not by including the runtime header.
             return
-        data = ctx.data
-        if self.present.search(data):
+        includes = scan(ctx.data).includes
+        use = self._first_use(ctx.data, ctx.tree, includes)
+        need = use[3] if use else 0
+        own = [i for i in includes if i.header in self.full or (need < DEVICE and i.header in self.api)]
+        placed = next((i for i in own if i.depth == 0), None)
+        if placed is not None:
+            if self.ordered:
+                self._keep_first(ctx, includes, placed)
             return
-        use = self._first_use(ctx)
-        if use is None:
+        if own or any(i.header in self.full for i in includes) or use is None:
+            # a conditional runtime include is the project's own arrangement
             return
-        from ..include_graph import includes_reaching
-
-        if includes_reaching(ctx.path, data, ctx.settings.root, self._covers):
-            return
-        start, end, what = use
-        pos = self._insertion_point(ctx)
+        start, end, what, _ = use
+        covering = self._covering(ctx, includes, need)
+        if covering is not None:
+            blocker = self._blocker(ctx, includes, covering) if self.ordered else None
+            if blocker is None:
+                return
+            pos = blocker.anchor
+            msg = self._text("after_local", INCLUDE=covering.header, BEFORE=blocker.header,
+                             LINE=str(_line(ctx.data, blocker.start)), USE=what)
+        else:
+            pos = self._insertion_point(ctx)
+            msg = self.message(USE=what, HEADER=self.header)
         text = f"#include <{self.header}>\n"
-        if pos > 0 and data[pos - 1:pos] != b"\n":
+        if pos > 0 and ctx.data[pos - 1:pos] != b"\n":
             text = "\n" + text
-        ctx.report(self, start, end, self.message(USE=what, HEADER=self.header),
-                   edits=[Edit(pos, pos, text)], description=f"Include <{self.header}>")
+        ctx.report(self, start, end, msg, edits=[Edit(pos, pos, text)], description=f"Include <{self.header}>")
 
-    @lru_cache(maxsize=64)
-    def _covers(self, header: bytes) -> bool:
-        """A project header provides the runtime if it includes it, or will get the include
-        from this rule in the same run (so the answer does not depend on the order files are
-        fixed in)."""
-        if self.present.search(header):
-            return True
-        tree = parsing.parse("cuda", header)
-        return self._first_use(_Text(header, tree)) is not None
-
-    def _in_code(self, ctx, start: int, end: int) -> bool:
-        node = ctx.tree.root_node.descendant_for_byte_range(start, end)
-        while node is not None:
-            if node.type in _NOT_CODE:
-                return False
-            if node.type in ("translation_unit", "compound_statement", "function_definition"):
-                return True
-            node = node.parent
-        return True
-
-    def _first_use(self, ctx) -> tuple[int, int, str] | None:
+    def _keep_first(self, ctx, includes: tuple[Include, ...], placed: Include) -> None:
+        """Move the file's own runtime include above what needs it, and out of `extern "C"`."""
+        blocker = self._blocker(ctx, includes, placed)
+        dest = placed.anchor  # the start of its `extern "C"` construct, or its own line
+        if blocker is not None:
+            dest = min(dest, blocker.anchor)
+        if dest >= placed.start:
+            return
         data = ctx.data
-        for m in _KERNEL_SYNTAX.finditer(data) if self.kernel_syntax else ():
-            if self._in_code(ctx, m.start(), m.end()):
-                return m.start(), m.end(), m.group().decode()
+        line = data[placed.start:placed.end]
+        if not line.endswith(b"\n"):
+            line += b"\n"
+        if blocker is not None and blocker.anchor <= placed.anchor:
+            msg = self._text("late", INCLUDE=_spelled(data, placed), BEFORE=blocker.header,
+                             LINE=str(_line(data, blocker.start)))
+        else:
+            msg = self._text("extern_c", INCLUDE=_spelled(data, placed), LINE=str(_line(data, placed.anchor)))
+        end = placed.end - 1 if data[placed.end - 1:placed.end] == b"\n" else placed.end
+        cut = placed.end
+        if _blank_line_at(data, _line_start(data, max(0, placed.start - 1))) and _blank_line_at(data, cut):
+            cut = data.find(b"\n", cut) + 1  # no pair of blank lines where the include was
+        ctx.report(self, placed.start, end, msg,
+                   edits=[Edit(dest, dest, line.decode("utf-8")), Edit(placed.start, cut, "")],
+                   description=f"Move the include of <{placed.header}> up")
+
+    def _text(self, key: str, **values: str) -> str:
+        text = self.messages[key]
+        for name in sorted(values, key=len, reverse=True):
+            text = text.replace(f"${name}", values[name])
+        return text
+
+    # --- which includes may come before the runtime
+
+    def _blocker(self, ctx, includes: tuple[Include, ...], target: Include) -> Include | None:
+        """The first include before `target` that needs the runtime ahead of it (or may)."""
+        for inc in includes:
+            if inc.start >= target.start:
+                return None
+            if not self._harmless(ctx, inc):
+                return inc
+        return None
+
+    def _harmless(self, ctx, inc: Include) -> bool:
+        if inc.header in self.full or inc.header in self.api:
+            return True
+        if is_standard_header(inc.header):
+            return True
+        if not inc.quoted:
+            return False
+        got = self._local(ctx.path, inc.header, ctx.settings.root)
+        if got is None:
+            return False
+        need, provides = self._header_facts(*got, ctx.settings.root)
+        # a project header that has (or gets) the runtime include first is fine anywhere; one
+        # that needs nothing is fine if everything it includes is
+        return provides or need == 0
+
+    def _covering(self, ctx, includes: tuple[Include, ...], need: int) -> Include | None:
+        """The first include of a project header through which the file gets the runtime."""
+        for inc in includes:
+            if not inc.quoted:
+                continue
+            got = self._local(ctx.path, inc.header, ctx.settings.root)
+            if got is not None and self._header_facts(*got, ctx.settings.root)[1]:
+                return inc
+        return None
+
+    @staticmethod
+    def _local(including: str, name: str, root) -> tuple[str, bytes] | None:
+        from ..include_graph import local_header
+
+        return local_header(including, name, root)
+
+    def _header_facts(self, path: str, data: bytes, root, seen: frozenset[str] = frozenset()) -> tuple[int, bool]:
+        """(what the header needs, whether it provides the runtime after migration) for a
+        project header: it provides it if it includes a runtime header, gets the include from this
+        rule, or includes a project header that does. Its need is 0 only if it and every header
+        it includes are fine without the runtime."""
+        key = (path, data)
+        got = self._header_cache.get(key)
+        if got is not None:
+            return got
+        self._header_cache[key] = (DEVICE, False)  # include cycles: assume the worst meanwhile
+        includes = scan(data).includes
+        tree = parsing.parse("cuda", data)
+        use = self._first_use(data, tree, includes)
+        need = use[3] if use else 0
+        provides = any(i.header in self.full or (need < DEVICE and i.header in self.api) for i in includes)
+        provides = provides or need > 0
+        for inc in includes:
+            if provides:
+                break
+            if is_standard_header(inc.header):
+                continue
+            sub = self._local(path, inc.header, root) if inc.quoted else None
+            if sub is None or sub[0] in seen:
+                need = max(need, DEVICE)  # an unknown header may need the runtime
+                continue
+            sub_need, sub_provides = self._header_facts(*sub, root, seen | {path})
+            provides = sub_provides
+            need = max(need, sub_need)
+        self._header_cache[key] = (need, provides)
+        return need, provides
+
+    # --- what the file uses
+
+    def _first_use(self, data: bytes, tree, includes: tuple[Include, ...]) -> tuple[int, int, str, int] | None:
+        """(start, end, text, need) of the first use that needs the runtime; need is DEVICE for
+        kernel code and for includes of headers that need the runtime ahead of them."""
+        for inc in includes:
+            if inc.header in self.runtime_first:
+                return inc.start, inc.end - 1, f"#include <{inc.header}>", DEVICE
+        for m in _DEVICE_SYNTAX.finditer(data) if self.kernel_syntax else ():
+            if _in_code(tree, m.start(), m.end()):
+                return m.start(), m.end(), m.group().decode(), DEVICE
         for m in self._api_name.finditer(data):
-            if m.group() in self.names and self._in_code(ctx, m.start(), m.end()):
-                return m.start(), m.end(), m.group().decode()
+            if m.group() in self.names and _in_code(tree, m.start(), m.end()):
+                return m.start(), m.end(), m.group().decode(), API
+        for m in _API_SYNTAX.finditer(data) if self.kernel_syntax else ():
+            if _in_code(tree, m.start(), m.end()):
+                return m.start(), m.end(), m.group().decode(), API
         return None
 
     def _insertion_point(self, ctx) -> int:
@@ -153,11 +280,23 @@ class RuntimeIncludeRule(CompiledRule):
         return _line_start(text, first.start_byte)
 
 
-class _Text:
-    """The part of a FileContext that `_first_use` reads, for a header on disk."""
+def _in_code(tree, start: int, end: int) -> bool:
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None:
+        if node.type in _NOT_CODE:
+            return False
+        if node.type in ("translation_unit", "compound_statement", "function_definition"):
+            return True
+        node = node.parent
+    return True
 
-    def __init__(self, data: bytes, tree):
-        self.data, self.tree = data, tree
+
+def _spelled(data: bytes, inc: Include) -> str:
+    return f'"{inc.header}"' if inc.quoted else f"<{inc.header}>"
+
+
+def _line(data: bytes, pos: int) -> int:
+    return data.count(b"\n", 0, pos) + 1
 
 
 def _line_end(data: bytes, pos: int) -> int:
@@ -170,3 +309,11 @@ def _line_end(data: bytes, pos: int) -> int:
 
 def _line_start(data: bytes, pos: int) -> int:
     return data.rfind(b"\n", 0, pos) + 1
+
+
+def _blank_line_at(data: bytes, pos: int) -> bool:
+    """Whether the line starting at `pos` is empty (a first line counts only if it is)."""
+    if pos >= len(data):
+        return False
+    nl = data.find(b"\n", pos)
+    return nl >= 0 and not data[pos:nl].strip()
