@@ -108,8 +108,8 @@ def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
 
 
 def _load_core_kinds() -> None:
-    from . import (diagnostics, hip_collisions, include, leftovers, legacy_api, pattern_rule, rename,  # noqa: F401
-                   rename_collisions, runtime_include)
+    from . import (diagnostics, feature_macros, hip_collisions, include, leftovers, legacy_api,  # noqa: F401
+                   pattern_rule, rename, rename_collisions, runtime_include)
 
 
 def _load_kinds() -> None:

@@ -91,8 +91,9 @@ class RuleSet:
             if combine is None:
                 out.append(r)
             else:
-                groups.setdefault(combine, []).append(r)
-        out.extend(combine(members) for combine, members in groups.items())
+                # keyed by the function: classes that share one combine share one visitor
+                groups.setdefault(getattr(combine, "__func__", combine), []).append(r)
+        out.extend(type(members[0]).combine(members) for members in groups.values())
         return out
 
     @cached_property

@@ -18,7 +18,7 @@ from .api_tables import ApiEntry, all_table_paths, as_entry, table_rows
 from .compiled import CompiledRule, rule_kind
 from .defined_names import file_definitions
 from .include import include_path, lookup
-from .rename import CUDA_LOOKING, IDENTIFIER_KINDS, NameTables, is_namespace_use
+from .rename import CUDA_LOOKING, IDENTIFIER_KINDS, combine_name_tables, is_namespace_use
 
 if TYPE_CHECKING:
     import msgspec
@@ -68,9 +68,7 @@ class UnknownNameRule(CompiledRule):
         super().__init__(rule, settings)
         self.known = all_table_entries()
 
-    @classmethod
-    def combine(cls, rules):
-        return NameTables.for_rules(rules)
+    combine = classmethod(combine_name_tables)
 
     def applies_to_fragments(self) -> bool:
         return False

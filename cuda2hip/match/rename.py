@@ -105,6 +105,13 @@ def _audit_reason(note: str, profile: str) -> str:
     return ""
 
 
+def combine_name_tables(cls, rules):
+    """The `combine` of every name-table rule kind: the engine merges the rules that share this
+    function into one `NameTables`, so that a name one rule's table knows is no unknown name
+    for another."""
+    return NameTables.for_rules(rules)
+
+
 class _TableRule(CompiledRule):
     kinds = IDENTIFIER_KINDS
     wants_tokens = True
@@ -125,9 +132,7 @@ class _TableRule(CompiledRule):
         self.target = version_tuple(settings.target_rocm) if settings.target_rocm else None
         self._resolved: dict[str, Resolution] = {}
 
-    @classmethod
-    def combine(cls, rules):
-        return NameTables.for_rules(rules)
+    combine = classmethod(combine_name_tables)
 
     def applies_to_fragments(self) -> bool:
         # Macro bodies are covered token by token (see NameTables.token), which also works where
