@@ -20,8 +20,17 @@ from functools import lru_cache
 
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*([A-Za-z_]\w*)?(.*)", re.S)
 _INCLUDE_PATH = re.compile(rb'[ \t]*([<"])([^>"\n]+)[>"]')
-_EXTERN_C = re.compile(rb'extern\s*"C(?:\+\+)?"\s*\{')
 _IDENT = re.compile(rb"[A-Za-z_]\w*")
+# What the scanner stops at (the regex engine skips everything else, fast: every branch starts
+# with a literal): a directive line, comments, string / character / raw string literals,
+# `extern "C" {` and braces.
+_TOKEN = re.compile(rb'\n[ \t]*#|//|/\*|R"|"|\'|extern|\{|\}')
+# the same where no `extern "C"` can open a block: braces do not matter then
+_TOKEN_NO_EXTERN = re.compile(rb'\n[ \t]*#|//|/\*|R"|"|\'')
+_FIRST_DIRECTIVE = re.compile(rb"[ \t]*#")
+_EXTERN_C = re.compile(rb'extern\s*"C(?:\+\+)?"\s*\{')
+_WORD_CHAR = re.compile(rb"\w")
+_COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 # `#ifndef X` or `#if !defined(X)` (name + rest of the directive line)
 _GUARD_IF = re.compile(rb"(?:ifndef\s+([A-Za-z_]\w*)|if\s*!\s*defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?)\s*(?://[^\n]*)?$")
 
@@ -55,59 +64,58 @@ class _Scanner:
         self.braces = 0
         self.externs: list[tuple[int, int]] = []  # (brace depth inside, anchor) of open extern "C" blocks
         self.includes: list[Include] = []
-        self.seen_code = False
+        self.seen_code = False  # code before the first directive (then it opens no include guard)
+        self.directives = 0  # directives read so far
+        self.pragma_once_first = False
         self.pending_guard: bytes | None = None  # name of a leading #ifndef awaiting its #define
 
     def run(self) -> Layout:
-        data, n, i = self.data, len(self.data), 0
-        line_start = True
-        while i < n:
-            c = data[i]
-            if line_start:
-                j = i
-                while j < n and data[j] in b" \t":
-                    j += 1
-                if j < n and data[j] == 0x23:  # '#'
-                    i = self._directive(i)
-                    continue
-                line_start = False
-            if c == 0x0A:
-                line_start = True
-                i += 1
-            elif c == 0x2F and data.startswith(b"//", i):
-                i = _line_end(data, i)
-            elif c == 0x2F and data.startswith(b"/*", i):
-                i = _comment_end(data, i)
-            elif c == 0x22 or (c == 0x27 and not (i and _is_word(data[i - 1]))):  # " or ' (not 1'000)
-                self.seen_code = True
-                i = self._literal(i)
-            elif c == 0x52 and data.startswith(b'R"', i) and not (i and _is_word(data[i - 1]) and
-                                                                 data[i - 1:i] not in (b"u", b"U", b"L", b"8")):
-                self.seen_code = True
-                i = _raw_string_end(data, i)
-            elif c == 0x65 and data.startswith(b"extern", i) and not (i and _is_word(data[i - 1])):
-                self.seen_code = True
-                m = _EXTERN_C.match(data, i)
-                if m:
+        data, n = self.data, len(self.data)
+        pos = self._directive_at(0) if _FIRST_DIRECTIVE.match(data) else 0
+        search = (_TOKEN if b"extern" in data else _TOKEN_NO_EXTERN).search
+        while pos < n:
+            m = search(data, pos)
+            if m is None:
+                break
+            start = m.start()
+            tok = data[start]
+            if tok == 0x0A:  # a directive line
+                pos = self._directive_at(start + 1)
+            elif tok == 0x2F:
+                pos = _line_end(data, start) if data[start + 1] == 0x2F else _comment_end(data, start)
+            elif tok == 0x52:  # R"
+                pos = _raw_string_end(data, start) if _raw_prefix(data, start) else _string_end(data, start + 1)
+            elif tok == 0x22:
+                pos = _string_end(data, start)
+            elif tok == 0x27:
+                digits = start and data[start - 1:start].isalnum() and data[start + 1:start + 2].isalnum() \
+                    and data[start - 1:start] not in (b"u", b"U", b"L", b"8")
+                pos = start + 1 if digits else _string_end(data, start)  # 1'000 or a character literal
+            elif tok == 0x65:  # extern
+                ext = _EXTERN_C.match(data, start)
+                if ext is not None and not (start and _WORD_CHAR.match(data, start - 1)):
                     self.braces += 1
-                    self.externs.append((self.braces, self._anchor(_line_start(data, i))))
-                    i = m.end()
+                    self.externs.append((self.braces, self._anchor(_line_start(data, start))))
+                    pos = ext.end()
                 else:
-                    i += 6
-            elif c == 0x7B:  # {
-                self.seen_code = True
+                    pos = m.end()
+            elif tok == 0x7B:
                 self.braces += 1
-                i += 1
-            elif c == 0x7D:  # }
+                pos = start + 1
+            else:  # }
                 if self.externs and self.externs[-1][0] == self.braces:
                     self.externs.pop()
                 self.braces = max(0, self.braces - 1)
-                i += 1
-            else:
-                if c not in b" \t\r\f\v":
-                    self.seen_code = True
-                i += 1
+                pos = start + 1
         return Layout(tuple(self.includes))
+
+    def _directive_at(self, start: int) -> int:
+        if not self.directives:
+            self.seen_code = bool(_COMMENTS.sub(b"", self.data[:start]).strip())
+        end = self._directive(start)
+        self.directives += 1
+        # leave the newline to the scanner: the next line may be a directive
+        return end - 1 if self.data[end - 1:end] == b"\n" else end
 
     def _anchor(self, pos: int) -> int:
         """Start of the outermost open conditional (the guard excepted), else `pos`."""
@@ -123,10 +131,13 @@ class _Scanner:
         name, rest = m.group(1) or b"", m.group(2)
         pending, self.pending_guard = self.pending_guard, None
         if name in (b"if", b"ifdef", b"ifndef"):
-            if not self.seen_code and not self.conds and not self.includes:
+            # an include guard opens the file, or follows its `#pragma once`
+            if not self.seen_code and (self.directives == 0 or (self.directives == 1 and self.pragma_once_first)):
                 g = _GUARD_IF.match(name + rest)
                 self.pending_guard = (g.group(1) or g.group(2)) if g else None
             self.conds.append(i)
+        elif name == b"pragma" and self.directives == 0:
+            self.pragma_once_first = rest.split()[:1] == [b"once"]
         elif name == b"endif":
             if self.conds:
                 if self.guard_cond == len(self.conds) - 1:
@@ -145,13 +156,6 @@ class _Scanner:
                 self.includes.append(Include(p.group(2).decode("utf-8", "replace"), p.group(1) == b'"',
                                              i, end, depth, anchor, extern))
         return end
-
-    def _literal(self, i: int) -> int:
-        return _string_end(self.data, i, self.data[i])
-
-
-def _is_word(c: int) -> bool:
-    return c == 0x5F or 0x30 <= c <= 0x39 or 0x41 <= c <= 0x5A or 0x61 <= c <= 0x7A
 
 
 def _line_start(data: bytes, pos: int) -> int:
@@ -198,6 +202,14 @@ def _directive_end(data: bytes, i: int) -> int:
     return n
 
 
+def _raw_prefix(data: bytes, i: int) -> bool:
+    """Whether the `R"` at `i` opens a raw string literal (R, u8R, uR, UR, LR; not `fooR"`)."""
+    j = i
+    while j > 0 and data[j - 1:j] in (b"u", b"U", b"L", b"8") and i - j < 2:
+        j -= 1
+    return not (j and _WORD_CHAR.match(data, j - 1))
+
+
 def _raw_string_end(data: bytes, i: int) -> int:
     """End of `R"delim( ... )delim"` (the delimiter is at most 16 characters)."""
     open_paren = data.find(b"(", i + 2, i + 19)
@@ -208,7 +220,10 @@ def _raw_string_end(data: bytes, i: int) -> int:
     return len(data) if close < 0 else close + len(closing)
 
 
-def _string_end(data: bytes, i: int, quote: int) -> int:
+def _string_end(data: bytes, i: int) -> int:
+    """End of the string or character literal whose quote is at `i` (an unterminated one ends
+    at its line end)."""
+    quote = data[i]
     n = len(data)
     j = i + 1
     while j < n:

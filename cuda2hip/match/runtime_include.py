@@ -104,15 +104,18 @@ class RuntimeIncludeRule(CompiledRule):
             # hipRTC/torch with its own headers, not by including the runtime header.
             return
         includes = scan(ctx.data).includes
-        use = self._first_use(ctx.data, ctx.tree, includes)
+        full = [i for i in includes if i.header in self.full]
+        use = None
+        if not full:  # what the file uses decides whether the API header is enough
+            use = self._first_use(ctx.data, ctx.tree, includes)
         need = use[3] if use else 0
-        own = [i for i in includes if i.header in self.full or (need < DEVICE and i.header in self.api)]
+        own = full or [i for i in includes if need < DEVICE and i.header in self.api]
         placed = next((i for i in own if i.depth == 0), None)
         if placed is not None:
             if self.ordered:
                 self._keep_first(ctx, includes, placed)
             return
-        if own or any(i.header in self.full for i in includes) or use is None:
+        if own or use is None:
             # a conditional runtime include is the project's own arrangement
             return
         start, end, what, _ = use
