@@ -14,6 +14,7 @@ and braces instead.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -49,6 +50,14 @@ class Include:
 @dataclass(frozen=True, slots=True)
 class Layout:
     includes: tuple[Include, ...]
+    # (start of the body, start of the next #elif/#else/#endif) of each conditional branch (the
+    # include guard is none), ordered by start
+    branches: tuple[tuple[int, int], ...] = ()
+
+    def branches_at(self, pos: int) -> list[tuple[int, int]]:
+        """The conditional branches whose bodies hold `pos`, innermost first."""
+        k = bisect.bisect_right(self.branches, (pos, 1 << 62))
+        return sorted((b for b in self.branches[:k] if b[1] > pos), key=lambda b: -b[0])
 
 
 @lru_cache(maxsize=64)
@@ -68,6 +77,8 @@ class _Scanner:
         self.directives = 0  # directives read so far
         self.pragma_once_first = False
         self.pending_guard: bytes | None = None  # name of a leading #ifndef awaiting its #define
+        self.branches: list[tuple[int, int]] = []
+        self.open_branches: list[int | None] = []  # body start of the open branch of each cond
 
     def run(self) -> Layout:
         data, n = self.data, len(self.data)
@@ -107,7 +118,7 @@ class _Scanner:
                     self.externs.pop()
                 self.braces = max(0, self.braces - 1)
                 pos = start + 1
-        return Layout(tuple(self.includes))
+        return Layout(tuple(self.includes), tuple(sorted(self.branches)))
 
     def _directive_at(self, start: int) -> int:
         if not self.directives:
@@ -136,9 +147,19 @@ class _Scanner:
                 g = _GUARD_IF.match(name + rest)
                 self.pending_guard = (g.group(1) or g.group(2)) if g else None
             self.conds.append(i)
+            self.open_branches.append(end)
+        elif name in (b"elif", b"else", b"elifdef", b"elifndef"):
+            if self.open_branches:
+                if self.open_branches[-1] is not None:
+                    self.branches.append((self.open_branches[-1], i))
+                self.open_branches[-1] = end
         elif name == b"pragma" and self.directives == 0:
             self.pragma_once_first = rest.split()[:1] == [b"once"]
         elif name == b"endif":
+            if self.open_branches:
+                body = self.open_branches.pop()
+                if body is not None:
+                    self.branches.append((body, i))
             if self.conds:
                 if self.guard_cond == len(self.conds) - 1:
                     self.guard_cond = None
@@ -147,6 +168,7 @@ class _Scanner:
             d = _IDENT.search(rest)
             if d is not None and d.group() == pending:
                 self.guard_cond = 0
+                self.open_branches[0] = None  # the include guard is no branch
         elif name == b"include":
             p = _INCLUDE_PATH.match(rest)
             if p is not None:

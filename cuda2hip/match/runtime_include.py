@@ -103,7 +103,8 @@ class RuntimeIncludeRule(CompiledRule):
             # CUDA text embedded in another file (a CuPy/torch kernel string): compiled by
             # hipRTC/torch with its own headers, not by including the runtime header.
             return
-        includes = scan(ctx.data).includes
+        layout = scan(ctx.data)
+        includes = layout.includes
         full = [i for i in includes if i.header in self.full]
         use = None
         if not full:  # what the file uses decides whether the API header is enough
@@ -128,7 +129,7 @@ class RuntimeIncludeRule(CompiledRule):
             msg = self._text("after_local", INCLUDE=covering.header, BEFORE=blocker.header,
                              LINE=str(_line(ctx.data, blocker.start)), USE=what)
         else:
-            pos = self._insertion_point(ctx)
+            pos = self._insertion_point(ctx, start, layout)
             msg = self.message(USE=what, HEADER=self.header)
         text = f"#include <{self.header}>\n"
         if pos > 0 and ctx.data[pos - 1:pos] != b"\n":
@@ -258,7 +259,28 @@ class RuntimeIncludeRule(CompiledRule):
                 return m.start(), m.end(), m.group().decode(), API
         return None
 
-    def _insertion_point(self, ctx) -> int:
+    def _any_use(self, data: bytes, tree, includes: tuple[Include, ...], start: int, end: int) -> bool:
+        """Whether something between `start` and `end` needs the runtime."""
+        if any(start <= i.start < end and i.header in self.runtime_first for i in includes):
+            return True
+        patterns = [self._api_name] + ([_DEVICE_SYNTAX, _API_SYNTAX] if self.kernel_syntax else [])
+        for pattern in patterns:
+            for m in pattern.finditer(data, start, end):
+                if (pattern is not self._api_name or m.group() in self.names) and _in_code(tree, m.start(), m.end()):
+                    return True
+        return False
+
+    def _insertion_point(self, ctx, use_start: int, layout) -> int:
+        """At the start of the innermost conditional branch that holds every use (`#ifdef
+        __CUDACC__` blocks of headers that C code includes too: the other branches must not get
+        it), else after `#pragma once` or the include guard's #define, else after leading comments."""
+        data, tree, includes = ctx.data, ctx.tree, layout.includes
+        for body, end in layout.branches_at(use_start):
+            if not self._any_use(data, tree, includes, 0, body) and not self._any_use(data, tree, includes, end, len(data)):
+                return body
+        return self._top(ctx)
+
+    def _top(self, ctx) -> int:
         """After `#pragma once` or the include guard's #define, else after leading comments."""
         root = ctx.tree.root_node
         children = [c for c in root.children if c.type != "comment"]
