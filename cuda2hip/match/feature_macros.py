@@ -133,6 +133,8 @@ class HeaderGuardRule(_MacroRule):
                 guards = list(hip_guards[hip_header]["guards"])
                 checked = hip_guards[hip_header]["checked"]
             what = spec.get("what", "the include guard")
+            if spec.get("note"):
+                checked = f"{checked}; {spec['note']}"
             self.macros[macro] = (cuda_header, what, hip_header, guards, checked)
             self.entries[macro.encode()] = ApiEntry.inline(macro, guards[0] if len(guards) == 1 else None, "define")
         # compiler macros with a faithful HIP counterpart: macro -> (HIP macro, source)
