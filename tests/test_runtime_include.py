@@ -89,3 +89,24 @@ def test_plain_header_before_the_runtime_stays(tmp_path):
                                    "__global__ void k(float* x) { x[threadIdx.x] = 0; }\n")
     got = _check(tmp_path, "a.cu", "b.cu")
     assert [(p, line) for p, line, _ in got] == [("b.cu", 2)]
+
+
+@pytest.mark.parametrize("source", [
+    "#include <cublas_v2.h>\n__global__ void k(cuComplex* x) { x[threadIdx.x] = make_cuComplex(1.f, 0.f); }\n",
+    "#include <stdio.h>\n#include <cublas_v2.h>\n#include <cuda_runtime.h>\nvoid f(cuComplex* x) { cudaFree(x); }\n",
+    "// lic\n#include <cuda_runtime.h>\n#include <cublas_v2.h>\nvoid f(cuComplex* x) { cudaFree(x); }\n",
+])
+def test_runtime_comes_before_the_complex_include(source, tmp_path):
+    """HIP122 adds hip/hip_complex.h, HIP121 keeps hip/hip_runtime.h ahead of it and of the library
+    header; a second fix changes nothing."""
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.cu").write_text(source)
+    for out in ("out", "again"):
+        src = tmp_path / ("in" if out == "out" else "out")
+        proc = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", "5.2", "--output-dir", tmp_path / out, src)
+        assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "out" / "a.cu").read_text()
+    lines = [line for line in text.splitlines() if line.startswith("#include")]
+    assert lines.index("#include <hip/hip_runtime.h>") < lines.index("#include <hip/hip_complex.h>") \
+        < lines.index("#include <hipblas/hipblas.h>"), text
+    assert (tmp_path / "again" / "a.cu").read_text() == text
