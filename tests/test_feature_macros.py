@@ -10,12 +10,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import CUDA_LIBRARY_INCLUDE, ROOT, ROCM_LIBRARY_INCLUDE
+from conftest import CUDA_LIBRARY_INCLUDE, ROCM_LIBRARY_INCLUDE, ROOT, run_cli
 from cuda2hip import parse as parsing
 from cuda2hip.match import pp_condition as cond
 
@@ -227,3 +228,49 @@ def test_numeric_macros_only_unconditional():
     data = b"#ifndef G\n#define G\n#define A 3\n#ifdef X\n#define B 4\n#endif\n#define C (1)\n#endif\n"
     tree = parsing.parse("cuda", data)
     assert cond.numeric_macros(tree.root_node, data) == {"A": 3}
+
+
+_BRANCHES = ("#include <cuda_runtime.h>\n#include <cstdio>\n"
+             "int main() {\n"
+             "#if CUDART_VERSION >= 9000\n"
+             "  std::printf(\"new\\n\");\n"
+             "#else\n"
+             "  old_runtime_fallback();\n"
+             "#endif\n"
+             "  return 0;\n"
+             "}\n")
+
+
+def test_condition_findings_name_the_lines_they_decide(tmp_path):
+    """A reported #if says which lines its outcome decides (to its #endif, the #else included)."""
+    (tmp_path / "a.cu").write_text(_BRANCHES + "#ifdef X\n#elif CUDA_VERSION > 3\nint b;\n#else\nint c;\n#endif\n")
+    proc = run_cli("check", "--isolated", "--no-cache", "--select", "HIP211", "--target-rocm", "5.2",
+                   "--format", "json", "a.cu", cwd=tmp_path)
+    got = [(f["line"], f["data"]["governs_lines"]) for f in json.loads(proc.stdout)["findings"]]
+    assert got == [(4, [4, 8]), (12, [12, 16])]
+
+
+def test_error_in_a_decided_branch_is_predicted(tmp_path, hipcc):
+    """bench/real_world.py counts hipcc's error in the #else that migration now compiles as
+    predicted by the finding on its #if (cuda-samples' threadFenceReduction: print_NVCC_min_spec)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from realworld.diagnostics import FirstError, Location, first_error
+        from realworld.harness import FindingIndex
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.cu").write_text(_BRANCHES)
+    out = tmp_path / "out"
+    assert run_cli("fix", "--isolated", "--no-cache", "--target-rocm", "5.2", "--output-dir", out,
+                   tmp_path / "in").returncode == 1  # HIP211 remains
+    proc = run_cli("check", "--isolated", "--no-cache", "--target-rocm", "5.2", "--format", "json", ".", cwd=out)
+    index = FindingIndex(json.loads(proc.stdout)["findings"])
+    compiled = subprocess.run([_hipcc(), "-x", "hip", "--offload-arch=gfx90a", "-fsyntax-only", "-std=c++17", "a.cu"],
+                              cwd=out, capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"))
+    error = first_error(compiled.stderr)
+    assert error is not None and error.location == Location("a.cu", 7), compiled.stderr
+    in_tree = lambda p: (out / p).is_file()  # noqa: E731
+    assert index.predict(error, in_tree)[1] == "HIP211 at a.cu:4 (decides line 7)"
+    # negative control: the same error after the #endif is not the #if's
+    assert index.predict(FirstError(Location("a.cu", 9), error.message), in_tree)[1] == ""

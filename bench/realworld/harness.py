@@ -169,12 +169,16 @@ class FindingIndex:
     def __init__(self, findings: list[dict]):
         self.at: dict[tuple[str, int], list[dict]] = {}
         self.by_file: dict[str, list[dict]] = {}
+        self.governing: dict[str, list[tuple[int, int, dict]]] = {}
         for f in findings:
             if f.get("suppressed") or f["severity"] not in ("warning", "error"):
                 continue
             path = os.path.normpath(f["path"])
             self.at.setdefault((path, f["line"]), []).append(f)
             self.by_file.setdefault(path, []).append(f)
+            governs = (f.get("data") or {}).get("governs_lines")
+            if governs:  # a finding on an #if whose outcome migration changes (HIP210/HIP211)
+                self.governing.setdefault(path, []).append((governs[0], governs[1], f))
 
     def predict(self, error, in_tree) -> tuple[str, str]:
         """(where the error was placed, which finding predicts it or "")."""
@@ -184,6 +188,11 @@ class FindingIndex:
             if hits:
                 return f"{loc.path}:{loc.line}", f"{hits[0]['code']} at {loc.path}:{loc.line}"
         where = f"{locations[0].path}:{locations[0].line}" if locations else ""
+        # The error sits in code whose compilation a reported #if decides (its other branch).
+        for loc in locations:
+            for first, last, f in self.governing.get(os.path.normpath(loc.path), []):
+                if first <= loc.line <= last:
+                    return where, f"{f['code']} at {loc.path}:{f['line']} (decides line {loc.line})"
         # The construct the error names, reported elsewhere in the same file.
         names = {n for n in error.names() if len(n) > 2}
         for loc in locations[:1]:

@@ -98,7 +98,8 @@ class _MacroRule(CompiledRule):
                    self._text(message_key, NAMES=" and ".join(f"`{n}`" for n in distinct),
                               WHY="; ".join(self._why(n) for n in distinct),
                               DIRECTIVE=cond.header_text(directive, data), RESULT=_RESULT[result], **values),
-                   data={"evaluates_to": result, "macros": distinct})
+                   data={"evaluates_to": result, "macros": distinct,
+                         "governs_lines": list(cond.governed_lines(directive, data))})
 
     def _why(self, name: str) -> str:
         raise NotImplementedError

@@ -56,6 +56,16 @@ def condition_of(directive: ts.Node) -> ts.Node | None:
     return None
 
 
+def governed_lines(directive: ts.Node, data: bytes) -> tuple[int, int]:
+    """(first, last) 1-based lines of the code whose compilation the directive's test decides:
+    from the directive to the `#endif` of its chain (its `#elif`/`#else` branches included)."""
+    top = directive
+    while top.parent is not None and top.type in ("preproc_elif", "preproc_elifdef", "preproc_else"):
+        top = top.parent
+    end = max(directive.end_byte, top.end_byte) - 1
+    return data.count(b"\n", 0, directive.start_byte) + 1, data.count(b"\n", 0, max(end, directive.start_byte)) + 1
+
+
 def header_text(directive: ts.Node, data: bytes) -> str:
     """`#if A && B` / `#ifdef X`: the directive's first line, continuations joined, trimmed."""
     if directive.type in ("preproc_if", "preproc_elif"):
