@@ -70,13 +70,17 @@ def _launch_bounds_args(node: ts.Node) -> list[ts.Node]:
 @predicate("launch-bounds-min-blocks", requires=("__launch_bounds__",))
 def launch_bounds_min_blocks(node, env, ctx, args):
     """`__launch_bounds__(MAX, MIN[, CLUSTER])`. Adds $MAX, $MIN, $VALUE (HIP's second argument
-    for 64-lane wavefronts, or the formula) and $EXTRA (a note on a third argument)."""
+    for 64-lane wavefronts, or the formula) and $EXTRA (a note on a third argument).
+    `__launch_bounds__(MAX, 1)` means what `__launch_bounds__(MAX)` means on both platforms (one
+    resident block of MAX threads; at least one wave per EU): quiet."""
     parts = _launch_bounds_args(node)
     if len(parts) < 2:
         return False
     data = ctx.data
     mx, mn = parts[0], parts[1]
     a, b = int_value(mx, data), int_value(mn, data)
+    if b == 1 and len(parts) == 2:
+        return False
     if a is not None and b is not None:
         from fractions import Fraction  # rare: not imported by every run that loads this module
 
