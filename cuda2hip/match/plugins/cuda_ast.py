@@ -64,6 +64,14 @@ def enclosing_function(node: ts.Node) -> ts.Node | None:
     return None
 
 
+def is_device_function(fn: ts.Node | None, data: bytes) -> bool:
+    """`fn` runs on the GPU only: `__global__`, or `__device__` without `__host__`."""
+    if fn is None or fn.type != "function_definition":
+        return False
+    words = {text(c, data) for c in fn.children if c.type != "compound_statement"}
+    return "__global__" in words or ("__device__" in words and "__host__" not in words)
+
+
 def function_body(fn: ts.Node) -> ts.Node | None:
     return fn.child_by_field_name("body")
 

@@ -15,7 +15,8 @@ from ...findings import Edit
 from ..api_tables import version_tuple
 from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
-from .cuda_ast import call_args, callee_name, capture, launch_config, line_of, named, text, walk
+from .cuda_ast import (call_args, callee_name, capture, enclosing_function, is_device_function, launch_config, line_of,
+                       named, text, walk)
 
 # nvcc setting -> hip-clang flag. nvcc: `--default-stream {legacy|null|per-thread}` ('null' is
 # a deprecated alias for 'legacy', `nvcc --help`); defining CUDA_API_PER_THREAD_DEFAULT_STREAM
@@ -102,8 +103,10 @@ def is_null_stream(node: ts.Node | None, data: bytes) -> bool:
 
 
 def nonblocking_streams(ctx) -> list[tuple[str, int]]:
-    """(stream expression, line) of every stream the translation unit creates with
-    cudaStreamNonBlocking / hipStreamNonBlocking (cached per file)."""
+    """(stream expression, line) of every stream the host code of the translation unit creates
+    with cudaStreamNonBlocking / hipStreamNonBlocking (cached per file). Streams a kernel creates
+    (dynamic parallelism, where device streams must be non-blocking) are the device runtime's:
+    host work cannot race with them."""
     cache = ctx.file_cache
     if "nonblocking-streams" not in cache:
         root_ctx = ctx.file_context
@@ -117,7 +120,8 @@ def nonblocking_streams(ctx) -> list[tuple[str, int]]:
                 if base not in ("StreamCreateWithFlags", "StreamCreateWithPriority"):
                     continue
                 args = call_args(node)
-                if len(args) >= 2 and "StreamNonBlocking" in text(args[1], data):
+                if len(args) >= 2 and "StreamNonBlocking" in text(args[1], data) \
+                        and not is_device_function(enclosing_function(node), data):
                     handle = text(args[0], data)
                     found.append((handle[1:].strip() if handle.startswith("&") else handle, line_of(root_ctx, node)))
         cache["nonblocking-streams"] = found
@@ -133,7 +137,7 @@ def null_stream_work(node, env, ctx, args):
     if got is None:
         return False
     kind, stream = got
-    if not is_null_stream(stream, ctx.data):
+    if not is_null_stream(stream, ctx.data) or is_device_function(enclosing_function(node), ctx.data):
         return False
     streams = nonblocking_streams(ctx)
     if not streams:
