@@ -199,7 +199,8 @@ class CudaFrontend(Frontend):
         report_parse_recovery(ctx, rules, [e.start_byte for e in errors])
         report_source_encoding(ctx, rules)
         # Fragments may report the same place twice (e.g. a body seen as tokens and as a tree).
-        ctx.findings[:] = rules.drop_superseded(_dedupe(ctx.findings))
+        ctx.findings[:] = rules.drop_in_skipped_branches(rules.drop_superseded(_dedupe(ctx.findings)), tree,
+                                                         source.data)
         if has_directives:
             directives = parse_directives([(c.start_byte, c.end_byte) for c in comments], source)
             settle_suppressions(ctx, rules, directives)

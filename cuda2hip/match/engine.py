@@ -68,6 +68,19 @@ class RuleSet:
                 if not any(s <= f.start and f.end <= e and f.code in codes for s, e, codes in over)]
 
     @cached_property
+    def _skip_branches(self) -> dict[str, frozenset[str]]:
+        return {e.rule.code: frozenset(e.rule.skip_branches) for e in self._entries if e.rule.skip_branches}
+
+    def drop_in_skipped_branches(self, findings: list, tree, data: bytes) -> list:
+        """`findings` without those in the preprocessor branches their rule skips (`skip_branches`)."""
+        table = self._skip_branches
+        if not table or b"#" not in data or not any(f.code in table for f in findings):
+            return findings
+        from .preproc_conditions import branch_kinds
+
+        return [f for f in findings if not (table.get(f.code, frozenset()) & branch_kinds(tree, data, f.start))]
+
+    @cached_property
     def rules(self) -> list[CompiledRule]:
         """Every rule of the set, compiled."""
         return [self._compiled(r) for r in self._entries]

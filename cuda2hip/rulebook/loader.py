@@ -17,7 +17,7 @@ from .. import __version__
 from ..digest import blake2b
 from .schema import Rule
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 
 
 class RuleError(Exception):
