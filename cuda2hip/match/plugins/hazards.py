@@ -129,6 +129,27 @@ def texture_reference(node, env, ctx, args):
 
 CONDITION_KINDS = frozenset({"preproc_if", "preproc_elif"})
 DEVICE_PASS = "__HIP_DEVICE_COMPILE__"
+# the __CUDA_ARCH__ values of the GPUs CUDA 12 compiles for (nvcc's GPU feature list: sm_50 ... sm_120)
+CUDA_ARCHS = (500, 520, 530, 600, 610, 620, 700, 720, 750, 800, 860, 870, 890, 900, 1000, 1010, 1200)
+
+
+def _arch_matters(cond: ts.Node, data: bytes) -> bool:
+    """Whether hip-clang (no `__CUDA_ARCH__`) takes another branch than nvcc's device pass for
+    some architecture: `defined(__NVCC__) && !defined(__CUDA_ARCH__)` is false under hip-clang
+    whatever the architecture, `!defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 200` true on every
+    one. Unknown project macros: it may matter."""
+    if cond.type not in _CONDITION_EXPRESSIONS:
+        return True  # `#ifdef __CUDA_ARCH__`
+    from ..preproc_conditions import hip_clang, truth, with_cuda_arch
+
+    on_amd = truth(cond, data, with_cuda_arch(hip_clang, None))
+    if on_amd is None:
+        return True
+    return any(truth(cond, data, with_cuda_arch(hip_clang, arch)) != on_amd for arch in CUDA_ARCHS)
+
+
+_CONDITION_EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesized_expression",
+                                    "preproc_defined", "identifier"})
 
 
 def _arch_condition(node: ts.Node) -> ts.Node | None:
@@ -176,6 +197,8 @@ def cuda_arch_condition(node, env, ctx, args):
     uses = _arch_uses(cond, data)
     if uses and uses[0] != node:
         return False  # one finding per condition
+    if cond.parent is not None and cond.parent.type in CONDITION_KINDS and not _arch_matters(cond, data):
+        return False
     shown = " ".join(text(cond, data).split())
     if all(_is_presence_test(u, data) for u in uses):
         advice = f"hip-clang's device-pass macro is `{DEVICE_PASS}`"
