@@ -11,7 +11,7 @@ import tree_sitter as ts
 from ...findings import Edit
 from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
-from .cuda_ast import (callee, callee_name, call_args, capture, enclosing_function, find_declaration, line_of,
+from .cuda_ast import (callee, callee_name, call_args, capture, enclosing_function, find_declaration, line_of, named,
                        text, type_text, walk)
 from .thread_taint import BARRIERS, LOOPS, thread_taint
 
@@ -51,6 +51,8 @@ def barrier_in_thread_dependent_flow(node, env, ctx, args):
             cond = _condition(cur)
             if cond is not None and (child == cond or _contains(cond, node)):
                 cond = None  # the barrier is in the condition itself
+            elif cur.type == "for_statement" and _same_trip_count(cur, taint, ctx.data):
+                cond = None
         elif cur.type == "conditional_expression":
             cond = cur.child_by_field_name("condition")
             if cond is not None and _contains(cond, node):
@@ -70,6 +72,88 @@ def barrier_in_thread_dependent_flow(node, env, ctx, args):
     return False
 
 
+_RELATIONS = frozenset({"<", "<=", ">", ">=", "!="})
+
+
+def _same_trip_count(loop: ts.Node, taint, data: bytes) -> bool:
+    """`for (t = A + tid; t < B + tid; t += C)`: the start and the bound carry the same per-thread
+    terms and everything else (A, B, the step) is uniform, so every thread runs the same number
+    of iterations (ggml's wkv.cu and gla.cu). The body must not assign `t`."""
+    init, cond, step = (loop.child_by_field_name(f) for f in ("initializer", "condition", "update"))
+    if cond is None or cond.type != "binary_expression" or text(cond.child_by_field_name("operator"), data) \
+            not in _RELATIONS:
+        return False
+    var, start = _loop_start(init, data)
+    left, bound = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    if var is None or left is None or bound is None or left.type != "identifier" or text(left, data) != var:
+        return False
+    if not _uniform_step(step, var, taint, data):
+        return False
+    rest = _terms(start, data)
+    for sign, node in _terms(bound, data):
+        same = next((t for t in rest if t[0] == sign and text(t[1], data) == text(node, data)), None)
+        if same is not None:
+            rest.remove(same)  # a per-thread term both sides carry cancels out
+        else:
+            rest.append((sign, node))
+    if any(taint.depends(n) for _, n in rest):
+        return False
+    body = loop.child_by_field_name("body")
+    return body is None or not any(_assigns(n, var, data) for n in walk(body))
+
+
+def _loop_start(init: ts.Node | None, data: bytes) -> tuple[str | None, ts.Node | None]:
+    if init is not None and init.type == "declaration":
+        decls = init.children_by_field_name("declarator")
+        if len(decls) == 1 and decls[0].type == "init_declarator":
+            name = decls[0].child_by_field_name("declarator")
+            if name is not None and name.type == "identifier":
+                return text(name, data), decls[0].child_by_field_name("value")
+    if init is not None and init.type == "assignment_expression" and text(init.child_by_field_name("operator"),
+                                                                           data) == "=":
+        left = init.child_by_field_name("left")
+        if left is not None and left.type == "identifier":
+            return text(left, data), init.child_by_field_name("right")
+    return None, None
+
+
+def _uniform_step(step: ts.Node | None, var: str, taint, data: bytes) -> bool:
+    if step is None:
+        return False
+    if step.type == "update_expression":
+        arg = step.child_by_field_name("argument")
+        return arg is not None and text(arg, data) == var
+    if step.type == "assignment_expression" and text(step.child_by_field_name("operator"), data) in ("+=", "-="):
+        left = step.child_by_field_name("left")
+        return left is not None and text(left, data) == var and not taint.depends(step.child_by_field_name("right"))
+    return False
+
+
+def _terms(node: ts.Node | None, data: bytes, sign: int = 1) -> list[tuple[int, ts.Node]]:
+    """`a + (b - c)` -> [(+1, a), (+1, b), (-1, c)]."""
+    if node is None:
+        return []
+    if node.type == "parenthesized_expression" and len(named(node)) == 1:
+        return _terms(named(node)[0], data, sign)
+    if node.type == "binary_expression":
+        op = text(node.child_by_field_name("operator"), data)
+        if op in ("+", "-"):
+            right_sign = sign if op == "+" else -sign
+            return _terms(node.child_by_field_name("left"), data, sign) + \
+                _terms(node.child_by_field_name("right"), data, right_sign)
+    return [(sign, node)]
+
+
+def _assigns(node: ts.Node, var: str, data: bytes) -> bool:
+    if node.type == "assignment_expression":
+        target = node.child_by_field_name("left")
+    elif node.type == "update_expression":
+        target = node.child_by_field_name("argument")
+    else:
+        return False
+    return target is not None and target.type == "identifier" and text(target, data) == var
+
+
 def _reason(taint, cond: ts.Node, ctx) -> str:
     return taint.reason(cond, lambda n: line_of(ctx, n))
 
@@ -86,20 +170,33 @@ def _early_exit_before(barrier: ts.Node, fn: ts.Node | None, taint, ctx) -> str 
             loop = _ancestor(n, LOOPS, fn)
             if loop is None or not _contains(loop, barrier):
                 continue
-        # the nearest thread-dependent `if` around the exit that does not contain the barrier
+        # the nearest thread-dependent `if` around the exit that does not contain the barrier;
+        # inside a block that ends in `return`, every thread that enters the block leaves: what
+        # decides who reaches the barrier is the way into that block (ggml's mmq.cuh)
+        word = "return" if n.type == "return_statement" else "continue"
+        guard = None
         cur = n.parent
         while cur is not None and cur != fn:
             if _contains(cur, barrier):
                 break
-            if cur.type == "if_statement":
+            if word == "return" and cur.type == "compound_statement" and _ends_in_return(cur):
+                guard = None
+            elif cur.type == "if_statement" and guard is None:
                 cond = _condition(cur)
                 if cond is not None and taint.depends(cond):
-                    word = "return" if n.type == "return_statement" else "continue"
-                    return (f"after an early `{word}` under `{_head(ctx, cur, cond)}` (line {line_of(ctx, cur)}), "
-                            f"which depends on the thread index through {_reason(taint, cond, ctx)}: "
-                            "threads that left never reach it")
+                    guard = cur
             cur = cur.parent
+        if guard is not None:
+            cond = _condition(guard)
+            return (f"after an early `{word}` under `{_head(ctx, guard, cond)}` (line {line_of(ctx, guard)}), "
+                    f"which depends on the thread index through {_reason(taint, cond, ctx)}: "
+                    "threads that left never reach it")
     return None
+
+
+def _ends_in_return(block: ts.Node) -> bool:
+    last = [c for c in named(block) if c.type != "comment"]
+    return bool(last) and last[-1].type == "return_statement"
 
 
 def _ancestor(node: ts.Node, kinds, stop: ts.Node | None) -> ts.Node | None:
