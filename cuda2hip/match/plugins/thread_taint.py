@@ -257,6 +257,10 @@ class ThreadTaint:
             self._builtins[var] = got
         return got
 
+    def values(self, ident: ts.Node) -> list[ts.Node]:
+        """The values assigned to the variable `ident` names (its initializer and assignments)."""
+        return [f.value for f in self._by_var.get(self.resolve(ident), ())]
+
     def depends(self, node: ts.Node | None) -> bool:
         return node is not None and self._first_dependent(node) is not None
 

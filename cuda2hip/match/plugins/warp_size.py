@@ -6,7 +6,8 @@ loop over 32 bits of a ballot, `__popc(ballot) == 32`), the last lane `lane == 3
 step over a warp from a lane id, and constants named like the warp size. Quiet where 32 is
 something else: the width of a 32-bit word (`1u << (pos % 32)`, `bits[pos / 32]` of a global
 index), a tile dimension (`t[threadIdx.y][si % 32]` of a `[128][32]` tile), and per-warp arrays
-`[32]` (32 slots hold every warp of a 1024-thread block on any GPU).
+`[32]` (32 slots hold every warp of a 1024-thread block on any GPU), element indices and data
+bits (index_kinds.py), and permutations within groups of 32 (`(i & ~31) | (f(i) & 31)`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import tree_sitter as ts
 
 from ..predicates import predicate
 from .cuda_ast import (call_args, callee_name, capture, declarator_name, enclosing_function, file_scope_declaration,
-                       find_declaration, function_body, int_value, text, walk)
+                       find_declaration, function_body, int_value, named, text, walk)
+from .index_kinds import not_a_thread_count
 from .thread_taint import thread_taint
 from .warp import ballot_variable, is_ballot
 
@@ -136,6 +138,31 @@ def _not_a_lane(node: ts.Node, ctx) -> bool:
                                    for u in _variable_uses(var, ctx))
 
 
+def _regrouped(node: ts.Node, data: bytes) -> bool:
+    """`(i & 0xFFFFFFE0) | (f(i) & 0x1F)`: a permutation within groups of 32 (shared-memory banks,
+    the samples' dct8x8); the low 5 bits are put back with the group, so the value stays a
+    block-wide index."""
+    node, parent = _outer(node)
+    if parent is None or parent.type != "binary_expression" or text(parent.child_by_field_name("operator"), data) \
+            not in ("|", "+"):
+        return False
+    other = parent.child_by_field_name("left" if parent.child_by_field_name("right") == node else "right")
+    while other is not None and other.type == "parenthesized_expression" and len(named(other)) == 1:
+        other = named(other)[0]
+    if other is None or other.type != "binary_expression" or text(other.child_by_field_name("operator"), data) != "&":
+        return False
+    masks = [_mask_value(other.child_by_field_name(f), data) for f in ("left", "right")]
+    return any(m is not None and m != 0 and m & 31 == 0 for m in masks)
+
+
+def _mask_value(node: ts.Node | None, data: bytes) -> int | None:
+    """`0xFFFFFFE0`, `~31`, `~0x1Fu`: the value of a literal mask."""
+    if node is not None and node.type == "unary_expression" and text(node.child_by_field_name("operator"), data) == "~":
+        inner = int_value(node.child_by_field_name("argument"), data)
+        return None if inner is None else ~inner & 0xFFFFFFFFFFFFFFFF
+    return int_value(node, data)
+
+
 def _word_companion(node: ts.Node, left: ts.Node, ctx) -> bool:
     """`E / 32` next to an `E % 32` that is a bit position or tile column: `bits[E / 32] |= 1u
     << (E % 32)`, `t[E / 32][E % 32]`."""
@@ -178,8 +205,10 @@ def _lane_arith(node: ts.Node, ctx) -> str | None:
     var = _assigned(node, data)
     if var is not None and LANE_NAME.search(text(var, data)):
         return what  # `int lane = ...`, `warp_id = ...`: says what it is
+    if per_thread and not_a_thread_count(left, taint, data):
+        return None
     if op in LANE_OF:
-        return None if _not_a_lane(node, ctx) else what
+        return None if _not_a_lane(node, ctx) or _regrouped(node, data) else what
     if per_thread and taint.builtins(left) & {"blockIdx", "gridDim"}:
         return None  # a grid-wide index: `pos / 32` is a word of a bitmap, not a warp
     return None if _word_companion(node, left, ctx) else what
