@@ -32,32 +32,29 @@ def _strip(node: ts.Node) -> ts.Node:
     return node
 
 
-def _variable(node: ts.Node, taint, data: bytes, kind, depth: int) -> bool | None:
-    """For an identifier: whether every value of the variable is of `kind`; None if not a variable."""
-    if node.type != "identifier":
-        return None
-    values = taint.values(node)
-    return bool(values) and all(kind(v, taint, data, depth + 1) for v in values)
+def _kind(step):
+    """A kind of value: `step(op, left, right, taint, data, again)` decides a binary expression
+    (`again` tests an operand for the same kind); variables are followed through every value
+    assigned to them, parentheses and casts looked through."""
+    def test(node: ts.Node | None, taint, data: bytes, depth: int = 0) -> bool:
+        if node is None or depth > _DEPTH:
+            return False
+        node = _strip(node)
+        if node.type == "identifier":
+            values = taint.values(node)
+            return bool(values) and all(test(v, taint, data, depth + 1) for v in values)
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        if node.type != "binary_expression" or left is None or right is None:
+            return False
+        op = text(node.child_by_field_name("operator"), data)
+        return step(op, left, right, taint, data, lambda n: test(n, taint, data, depth + 1))
+    test.__doc__ = step.__doc__
+    return test
 
 
-def _operands(node: ts.Node) -> tuple[ts.Node | None, ts.Node | None]:
-    return node.child_by_field_name("left"), node.child_by_field_name("right")
-
-
-def element_index(node: ts.Node | None, taint, data: bytes, depth: int = 0) -> bool:
-    """`node` is per-thread only through a thread index scaled by a constant other than 1."""
-    if node is None or depth > _DEPTH:
-        return False
-    node = _strip(node)
-    got = _variable(node, taint, data, element_index, depth)
-    if got is not None:
-        return got
-    if node.type != "binary_expression":
-        return False
-    op = text(node.child_by_field_name("operator"), data)
-    left, right = _operands(node)
-    if left is None or right is None:
-        return False
+@_kind
+def element_index(op, left, right, taint, data, again) -> bool:
+    """Per-thread only through a thread index scaled by a constant other than 1."""
     if op == "*":
         for side, factor in ((left, right), (right, left)):
             scale = int_value(factor, data)
@@ -67,28 +64,19 @@ def element_index(node: ts.Node | None, taint, data: bytes, depth: int = 0) -> b
         return taint.depends(left)
     if op in ("%", "+", "-", "*", "<<"):
         dependent = [s for s in (left, right) if taint.depends(s)]
-        return bool(dependent) and all(element_index(s, taint, data, depth + 1) for s in dependent)
+        return bool(dependent) and all(again(s) for s in dependent)
     return False
 
 
-def data_bits(node: ts.Node | None, taint, data: bytes, depth: int = 0) -> bool:
-    """`node` is per-thread only through shift counts: bits a thread selects from a value."""
-    if node is None or depth > _DEPTH:
-        return False
-    node = _strip(node)
-    got = _variable(node, taint, data, data_bits, depth)
-    if got is not None:
-        return got
-    if node.type != "binary_expression":
-        return False
-    op = text(node.child_by_field_name("operator"), data)
-    left, right = _operands(node)
-    if left is None or right is None or op not in BITWISE:
+@_kind
+def data_bits(op, left, right, taint, data, again) -> bool:
+    """Per-thread only through shift counts: bits a thread selects from a value."""
+    if op not in BITWISE:
         return False
     if op in SHIFTS and not taint.depends(left):
         return taint.depends(right)
     dependent = [s for s in ((left,) if op in SHIFTS else (left, right)) if taint.depends(s)]
-    return bool(dependent) and all(data_bits(s, taint, data, depth + 1) for s in dependent)
+    return bool(dependent) and all(again(s) for s in dependent)
 
 
 def not_a_thread_count(node: ts.Node | None, taint, data: bytes) -> bool:
