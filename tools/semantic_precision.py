@@ -3,6 +3,7 @@
     python tools/semantic_precision.py                      # counts, sample, verdicts -> table
     python tools/semantic_precision.py --todo               # sampled findings that lack a verdict
     python tools/semantic_precision.py --show HIP405        # the sampled findings of one rule, with code
+    python tools/semantic_precision.py --write              # the table into docs/semantic-rules.md
 
 The corpus is the harness's (bench/realworld/corpus.toml; fetched on first use). Each code base
 is staged into WORK/<slug>/in and checked with every rule of HIP3-HIP5 (the opt-in ones too) and
@@ -27,6 +28,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
@@ -43,6 +45,8 @@ SAMPLE = 30
 SEED = "cuda2hip-precision-1"
 REVIEW = ROOT / "docs" / "semantic-rules-review.csv"
 FIELDS = ["codebase", "path", "line", "column", "code", "verdict", "reason"]
+DOC = ROOT / "docs" / "semantic-rules.md"
+BEGIN, END = "<!-- precision table: begin (tools/semantic_precision.py --write) -->", "<!-- precision table: end -->"
 CACHE = Path(os.environ.get("CUDA2HIP_REAL_WORLD_CACHE", ROOT / ".cache" / "real-world"))
 
 
@@ -112,6 +116,17 @@ def table(found: dict, sampled: dict, verdicts: dict) -> tuple[list[str], list[s
     return lines, todo
 
 
+def write_table(doc: Path, lines: list[str], found: dict) -> None:
+    """The table between the markers of `doc`, with what it was measured on."""
+    codebases = sorted({k[0] for k in found})
+    block = "\n".join([f"Measured on {', '.join(codebases)} (`--target-rocm 5.2` and no target).", "", *lines])
+    text = doc.read_text()
+    pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"markers {BEGIN} ... {END} not found in {doc}")
+    doc.write_text(pattern.sub(lambda _: f"{BEGIN}\n{block}\n{END}", text))
+
+
 def _frame(work: Path, key: tuple, context: int = 6) -> str:
     path = work / key[0] / "in" / key[1]
     text = path.read_text(errors="replace").splitlines()
@@ -128,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", metavar="CODE", help="print the sampled findings of CODE with their code")
     parser.add_argument("--context", type=int, default=6, help="lines before a finding --show prints")
     parser.add_argument("--dump", type=Path, help="write every finding (JSON) here")
+    parser.add_argument("--write", action="store_true", help=f"write the table into {DOC.relative_to(ROOT)}")
     parser.add_argument("--load", type=Path, help="read the findings a --dump wrote instead of running the checks")
     args = parser.parse_args(argv)
 
@@ -141,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
     verdicts = read_verdicts(args.review)
     lines, todo = table(found, sampled, verdicts)
     print("\n".join(lines))
+    if args.write:
+        write_table(DOC, lines, found)
     gone = [k for k in verdicts if k not in found]
     for k in gone:
         print(f"gone: {':'.join(map(str, k))}  (was {verdicts[k]['verdict']}: {verdicts[k]['reason']})")
