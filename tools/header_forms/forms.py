@@ -99,7 +99,8 @@ def struct_fields(cuda: Declarations, releases: list[tuple[str, Declarations]],
     """CUDA struct -> {"hip": HIP name, "records": {rocm: HIP's record, in the releases that have it},
     "fields": {field: first checked release from which every later one has it, or None}} for
     the CUDA structs with a HIP counterpart (`table`: CUDA name -> HIP name) whose HIP struct
-    lacks a field in some checked release."""
+    lacks a field in some checked release (a field of CUDA's struct, or one a later HIP release
+    adds)."""
     out = {}
     for name in sorted(set(cuda.records) | set(cuda.typedefs)):
         hip = table.get(name)
@@ -109,10 +110,14 @@ def struct_fields(cuda: Declarations, releases: list[tuple[str, Declarations]],
         hip_recs = [(rocm, decls.record(hip)) for rocm, decls in releases]
         if all(r is None for _, r in hip_recs):
             continue
+        # Also the fields a later HIP release's struct adds that CUDA's headers here lack: CUDA
+        # fields older CUDA code uses (`deviceOverlap`: not in CUDA 13's cudaDeviceProp, in HIP
+        # 6.4's hipDeviceProp_t). HIP's own fields (`hipReserved`, `*HipArraySupported`) are not.
+        later = sorted({p for _, r in hip_recs if r is not None for p in r.fields} - set(rec.fields))
         fields = {}
-        for path in rec.fields:
+        for path in list(rec.fields) + [p for p in later if "hip" not in p.lower()]:
             since = _since([(rocm, r is not None and path in r.fields) for rocm, r in hip_recs])
-            if since != hip_recs[0][0]:
+            if since != hip_recs[0][0] and (since is not None or path in rec.fields):
                 fields[path] = since
         if fields:
             names = {rocm: r.name for rocm, r in hip_recs if r is not None}
