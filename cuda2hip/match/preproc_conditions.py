@@ -16,7 +16,7 @@ stays quiet. Names the
 migration itself writes (`__HIPCC__` for `__CUDACC__`, `__HIP_DEVICE_COMPILE__` for
 `__CUDA_ARCH__` presence tests, every HIP name of the rename tables) are never taken for a HIP
 switch, so the migrated code keeps its findings. Everything else (`__CUDA_ARCH__`, project
-macros) cannot be told.
+macros) cannot be told. The expressions are evaluated by pp_condition.py.
 """
 
 from __future__ import annotations
@@ -26,6 +26,8 @@ from functools import lru_cache
 from typing import Callable
 
 import tree_sitter as ts
+
+from . import pp_condition
 
 # Defined by nvcc (or NVIDIA's other compilers), never by hip-clang.
 NVCC_ONLY = frozenset({"__NVCC__", "__NVCOMPILER", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
@@ -86,72 +88,24 @@ def with_cuda_arch(env: Env, arch: int | None) -> Env:
     return look
 
 
-# ------------------------------------------------------------------ evaluation
+# ------------------------------------------------------------------ evaluation (pp_condition's)
 
-_INT = re.compile(r"^(0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)[uUlL]*$")
-_BINARY = {
-    "*": lambda a, b: a * b, "/": lambda a, b: a // b if b else None, "%": lambda a, b: a % b if b else None,
-    "+": lambda a, b: a + b, "-": lambda a, b: a - b, "<<": lambda a, b: a << b if 0 <= b < 64 else None,
-    ">>": lambda a, b: a >> b if 0 <= b < 64 else None, "<": lambda a, b: int(a < b), ">": lambda a, b: int(a > b),
-    "<=": lambda a, b: int(a <= b), ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b),
-    "!=": lambda a, b: int(a != b), "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
-}
+def _lookups(env: Env):
+    """`env` as pp_condition's value and defined lookups (an undefined name is 0 in #if)."""
+    def value(name: str) -> int | None:
+        got = env(name)
+        return None if got is None else (got[1] if got[0] else 0)
 
-
-def _text(node: ts.Node, data: bytes) -> str:
-    return data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
-
-
-def value(node: ts.Node | None, data: bytes, env: Env) -> int | None:
-    """The integer value of a preprocessor expression in `env`; None where it cannot be told."""
-    if node is None:
-        return None
-    kind = node.type
-    if kind == "parenthesized_expression":
-        inner = [c for c in node.named_children if c.type != "comment"]
-        return value(inner[0], data, env) if len(inner) == 1 else None
-    if kind == "number_literal":
-        m = _INT.match(_text(node, data))
-        if m is None:
-            return None
-        digits = m.group(1)
-        return int(digits, 16) if digits[:2] in ("0x", "0X") else int(digits, 8 if digits[0] == "0" else 10)
-    if kind == "identifier":
-        got = env(_text(node, data))
-        if got is None:
-            return None
-        defined, val = got
-        return val if defined else 0  # an undefined name is 0 in #if
-    if kind == "preproc_defined":
-        names = [c for c in node.named_children if c.type == "identifier"]
-        got = env(_text(names[0], data)) if names else None
-        return None if got is None else int(got[0])
-    if kind == "unary_expression":
-        op = _text(node.child_by_field_name("operator"), data)
-        v = value(node.child_by_field_name("argument"), data, env)
-        if v is None:
-            return None
-        return {"!": int(not v), "-": -v, "+": v, "~": ~v}.get(op)
-    if kind == "binary_expression":
-        op = _text(node.child_by_field_name("operator"), data)
-        left = value(node.child_by_field_name("left"), data, env)
-        if op in ("&&", "||"):
-            if left is not None and bool(left) == (op == "||"):
-                return int(op == "||")  # decided by the left side
-            right = value(node.child_by_field_name("right"), data, env)
-            if right is not None and bool(right) == (op == "||"):
-                return int(op == "||")
-            return None if left is None or right is None else int(op == "&&")  # neither side decided
-        right = value(node.child_by_field_name("right"), data, env)
-        fn = _BINARY.get(op)
-        return None if left is None or right is None or fn is None else fn(left, right)
-    return None  # function-like macros, __has_include, character literals (and `?:`, which the
-    # grammar does not parse in #if) ...
+    def defined(name: str) -> bool | None:
+        got = env(name)
+        return None if got is None else got[0]
+    return value, defined
 
 
 def truth(node: ts.Node | None, data: bytes, env: Env) -> Tri:
-    v = value(node, data, env)
-    return None if v is None else bool(v)
+    """Whether the #if expression `node` holds in `env` (None: cannot tell)."""
+    v = None if node is None else pp_condition.evaluate(node, data, *_lookups(env))
+    return None if v is None else v != 0
 
 
 # ------------------------------------------------------------------ the branches around a place
@@ -160,15 +114,8 @@ _BRANCHES = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_e
 
 
 def _branch_test(node: ts.Node, data: bytes, env: Env) -> Tri:
-    """The condition of an #if / #elif / #ifdef / #ifndef / #elifdef node."""
-    if node.type in ("preproc_ifdef", "preproc_elifdef"):
-        name = node.child_by_field_name("name")
-        got = env(_text(name, data)) if name is not None else None
-        if got is None:
-            return None
-        negated = node.children[0].type in ("#ifndef", "#elifndef")
-        return got[0] != negated
-    return truth(node.child_by_field_name("condition"), data, env)
+    """The test of an #if / #elif / #ifdef / #ifndef / #elifdef node."""
+    return pp_condition.truth(node, data, *_lookups(env))
 
 
 def _contains(node: ts.Node | None, pos: int) -> bool:
