@@ -109,7 +109,7 @@ class _MacroRule(CompiledRule):
 class HeaderGuardRule(_MacroRule):
     """Macros CUDA headers define, mapped to the guard of the header the migration includes."""
 
-    required_messages = ("no_counterpart", "outside", "compiler")
+    required_messages = ("no_counterpart", "outside", "compiler", "calling_convention")
 
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
@@ -118,6 +118,7 @@ class HeaderGuardRule(_MacroRule):
         if settings.library_profile == "roc":
             headers.update(params.get("roc_headers") or {})
         hip_guards = params.get("hip_guards") or {}
+        self.calling_conventions: set[str] = set()  # removed where code uses them
         # macro -> (CUDA header, what it is there, HIP header or None, guards, where checked)
         self.macros: dict[str, tuple[str, str, str | None, list[str], str]] = {}
         for macro, spec in (params.get("header_macros") or {}).items():
@@ -137,6 +138,8 @@ class HeaderGuardRule(_MacroRule):
             if spec.get("note"):
                 checked = f"{checked}; {spec['note']}"
             self.macros[macro] = (cuda_header, what, hip_header, guards, checked)
+            if spec.get("calling_convention"):
+                self.calling_conventions.add(macro)
             self.entries[macro.encode()] = ApiEntry.inline(macro, guards[0] if len(guards) == 1 else None, "define")
         # compiler macros with a faithful HIP counterpart: macro -> (HIP macro, source)
         self.renames: dict[str, tuple[str, str]] = {}
@@ -156,6 +159,13 @@ class HeaderGuardRule(_MacroRule):
         cuda_header, what, hip_header, guards, checked = self.macros[name]
         where = cond.place(node)
         data = ctx.data
+        if where is None and name in self.calling_conventions:
+            cut = end
+            while data[cut:cut + 1] in (b" ", b"\t"):
+                cut += 1
+            ctx.report(self, start, end, self._text("calling_convention", NAME=name, WHAT=what, HEADER=cuda_header),
+                       edits=[Edit(start, cut, "")], description=f"Remove `{name}`")
+            return
         if not guards:
             if where is not None:
                 self._report_condition(ctx, where.directive, data, "no_counterpart")
