@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-import click
-
 from ..source import SourceError, SourceText
 from .summary import summarize, visible
 
@@ -14,7 +12,11 @@ CONTEXT_LINES = 1
 
 
 def _style(text: str, ctx, **kw) -> str:
-    return click.style(text, **kw) if ctx.color else text
+    if not ctx.color:
+        return text
+    import click  # only on a terminal
+
+    return click.style(text, **kw)
 
 
 def _frame(src: SourceText | None, f, ctx) -> list[str]:
