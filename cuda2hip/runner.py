@@ -412,8 +412,14 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
         # nothing), in the parent first: rule errors surface once, before any worker starts.
         # Few files compile only the rules whose words they hold; many (worker processes
         # inherit the parent's engine) compile every rule up front.
+        many = len(pending) >= PARALLEL_THRESHOLD
         for language in sorted({files[i].language for i in pending}):
-            engine.prepare(language, everything=len(pending) >= PARALLEL_THRESHOLD)
+            engine.prepare(language, everything=many)
+            if many:
+                from .frontends.registry import frontend
+
+                first = next(files[i] for i in pending if files[i].language == language)
+                frontend(language).prepare(engine.ruleset_for(str(first.path), language))
         _compute(files, pending, settings, mode, engine, plan, collect)
     finally:
         if cache is not None:

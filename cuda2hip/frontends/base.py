@@ -27,6 +27,10 @@ class LintResult:
 class Frontend:
     language: str = ""
 
+    def prepare(self, rules: RuleSet) -> None:
+        """Before a run over many files (and before worker processes fork): build what every file
+        will use, given the rule set of the language."""
+
     def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
              validate: bool = True) -> LintResult:
         """Findings of one file. With `validate`, input that is not this language at all raises

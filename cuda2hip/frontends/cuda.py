@@ -57,6 +57,13 @@ def _dispatch_query(kinds: frozenset[str], with_comments: bool, with_definitions
     return ts.Query(lang, "\n".join(parts))
 
 
+# Node kinds the dispatch query of a many-file run captures (`CudaFrontend.prepare`): every kind
+# the run's rules visit. Files keep different subsets of the rules (`RuleSet.active`); one query
+# for all of them is built once (a query costs tens of milliseconds to build, parsing a typical
+# file a few) and captures nodes no rule of the file visits, which the dispatch skips.
+_RUN_KINDS: frozenset[str] | None = None
+
+
 def _walk(root: ts.Node, kinds: frozenset[str], with_comments: bool) -> dict[str, list[ts.Node]]:
     """What `_dispatch_query` captures, by walking the tree (preorder = the query's order)."""
     nodes: list[ts.Node] = []
@@ -93,9 +100,13 @@ def capture(ctx: FileContext, kinds: frozenset[str], with_comments: bool) -> dic
     else:
         # For the whole file (not a macro body), also the nodes naming its definitions.
         whole_file = ctx.parent is None
+        if _RUN_KINDS is not None and kinds <= _RUN_KINDS:
+            kinds = _RUN_KINDS
         found = ts.QueryCursor(_dispatch_query(kinds, with_comments, whole_file)).captures(ctx.tree.root_node)
         if whole_file:
             ctx.cache[defined_names.NODES_KEY] = found.pop(defined_names.CAPTURE, [])
+        if not with_comments:
+            found.pop("comment", None)
     return {name: sorted(nodes, key=_document_order) for name, nodes in found.items()}
 
 
@@ -180,6 +191,12 @@ def run_macro_bodies(ctx: FileContext, rules: RuleSet) -> None:
 
 class CudaFrontend(Frontend):
     language = LANGUAGE
+
+    def prepare(self, rules: RuleSet) -> None:
+        global _RUN_KINDS
+        _RUN_KINDS = rules.dispatch_kinds | rules.fragment_rules.dispatch_kinds
+        for with_comments, whole_file in ((False, True), (True, True), (False, False)):
+            _dispatch_query(_RUN_KINDS, with_comments, whole_file)
 
     def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
              validate: bool = True) -> LintResult:
