@@ -249,8 +249,11 @@ def test_benchmark_runs_in_one_command(tmp_path):
     assert figures["corpus"]["lines"] >= 3000
     for key in ("check", "fix_in_place", "fix_output_dir", "check_cached"):
         assert figures[key]["lines_per_s"] > 0 and figures[key]["peak_rss_mb"] > 0
-    assert figures["single_file_check"]["runs"] == 3
-    assert set(figures["targets"]) == {"fix_lines_per_s", "single_file_ms", "peak_rss_mb"}
+    for key in ("single_file_check", "batch_check", "floor"):
+        assert figures[key]["runs"] == 3 and figures[key]["median_ms"] > 0
+    assert figures["import_ms"]["median_ms"] > 0
+    assert set(figures["targets"]) == {"fix_lines_per_s", "single_file_over_floor_ms", "batch_over_single",
+                                       "peak_rss_mb"}
     assert "lines/s" in res.stdout and "target fix_lines_per_s" in res.stdout
 
 
