@@ -21,6 +21,7 @@ from pathlib import Path
 
 import msgspec
 
+from .content_keys import fingerprint
 from .digest import blake2b
 from .findings import Finding
 from .settings import Settings
@@ -138,7 +139,7 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
     h = blake2b(f"{FORMAT_VERSION}\0{__version__}\0{kind}\n".encode())
     # The code (editable installs change under the cache), the parser and grammar binaries
     # (importlib.metadata would cost more start-up time than the whole lookup), and every rule
-    # and data file.
+    # and data file (their content).
     parts = _tree_stats(Path(__file__).resolve().parent, "*.py")
     for module in ("tree_sitter", "tree_sitter_cuda"):
         spec = find_spec(module)
@@ -146,8 +147,9 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
             parts += _tree_stats(Path(location), "*.so")
     rule_dirs = [builtin_rules_dir()] if settings.include_builtin_rules else []
     rule_dirs += [Path(d) for d in settings.rule_dirs]
-    for d in rule_dirs:
-        parts += _tree_stats(d, "*")
+    for d in rule_dirs:  # by content (content_keys.py): an edit keeping size and mtime counts
+        files = [p.split("\0", 1)[0] for p in _tree_stats(d, "*")]
+        parts.append(fingerprint(str(d), files))
     h.update("\n".join(parts).encode())
     relevant = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
                 if f.name not in NEUTRAL_SETTINGS}

@@ -49,6 +49,7 @@ def test_rules_whose_words_a_file_lacks_are_not_compiled(tmp_path, monkeypatch):
     third, got_barrier = _run(barrier, settings)
     assert "barrier-in-thread-dependent-flow" in third._compiled_rules
     everything = Engine(Settings(root=tmp_path, jobs=1, use_cache=False))
+    everything.compiled_for("cuda")
     full = run([str(barrier)], everything.settings, Mode.CHECK, everything)
     assert got_barrier == [f.to_dict() for f in full.findings]
     assert any(f["code"] == "HIP401" for f in got_barrier)
@@ -72,6 +73,38 @@ def test_a_changed_rule_file_is_compiled_again(tmp_path, monkeypatch):
     rule.write_text(text.replace("fooBar", "bazQux"))
     engine, found = _run(src, settings)
     assert [f["code"] for f in found] == ["USR001"]
+
+
+def test_rule_caches_follow_the_content_of_rule_files(tmp_path, monkeypatch):
+    """An edit that keeps the rule file's size and modification time (an editor or checkout
+    restoring the mtime) still changes the result: the caches are keyed by content."""
+    import os
+
+    from cuda2hip import content_keys
+
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(content_keys, "RACY_S", 0.0)  # trust remembered hashes at once
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    rule = rules / "mine.yaml"
+    text = ("code: USR001\nid: my-rule\nkind: pattern\nseverity: warning\nsummary: s\nmessage: m\n"
+            "docs: {what: w, why: y}\nrule: {pattern: fooBar($$$A)}\n")
+    rule.write_text(text)
+    src = tmp_path / "a.cu"
+    src.write_text("void f() { bazQux(1); }\n")
+    # use_cache=False (--no-cache) turns off the result cache only: the rule caches are used.
+    settings = Settings(root=tmp_path, jobs=1, rule_dirs=(str(rules),), select=("USR001",), use_cache=False)
+    assert _run(src, settings)[1] == []
+    assert list(tmp_path.joinpath("cache").glob("rules-*.msgpack"))
+    before = rule.stat()
+    rule.write_text(text.replace("fooBar", "bazQux"))  # same size
+    os.utime(rule, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert rule.stat().st_size == before.st_size and rule.stat().st_mtime_ns == before.st_mtime_ns
+    content_keys._memo = None  # as a new process: the memo is read from the cache
+    from cuda2hip.rulebook import loader
+
+    loader._LOADED.clear()
+    assert [f["code"] for f in _run(src, settings)[1]] == ["USR001"]
 
 
 def _checks(obj) -> list[str]:

@@ -52,17 +52,11 @@ class ApiEntry(NamedTuple):
 
 
 # Tables are cached as msgpack next to the rule cache, one file per table folder (a few ms instead
-# of ~20 ms for every table of a run: a pre-commit run pays that on each call). Off with
-# --no-cache. The cache keeps each row as its own msgpack value, so that a run decodes only the
-# rows of the names it meets (`table_rows`, `as_entry`): decoding all ~9,000 rows costs ~11 ms,
-# the names alone ~2 ms.
-CACHE_TABLES = True
+# of ~20 ms for every table of a run: a pre-commit run pays that on each call), keyed by the
+# tables' content (content_keys.py), so also with --no-cache, which is about results. The cache
+# keeps each row as its own msgpack value, so that a run decodes only the rows of the names it
+# meets (`table_rows`, `as_entry`): decoding all ~9,000 rows costs ~11 ms, the names alone ~2 ms.
 _TABLE_FORMAT = "3"
-
-
-def use_table_cache(enabled: bool) -> None:
-    global CACHE_TABLES
-    CACHE_TABLES = enabled
 
 
 @lru_cache(maxsize=None)
@@ -84,7 +78,7 @@ def hip_names(path: str) -> list[str]:
 
 @lru_cache(maxsize=None)
 def _table(path: str):
-    bundle = _cached_tables(str(Path(path).parent)) if CACHE_TABLES else None
+    bundle = _cached_tables(str(Path(path).parent))
     if bundle is not None and path in bundle:
         names, hips, rows = bundle[path]
         return dict(zip(names, rows)), hips
@@ -151,21 +145,18 @@ def _read_table(path: str) -> dict[bytes, ApiEntry]:
 def _tables_cache_file(directory: str) -> Path | None:
     import os
 
-    from ..digest import blake2b
+    from ..content_keys import fingerprint
     from ..rulebook.loader import cache_dir
 
     base = cache_dir()
     if base is None:
         return None
-    h = blake2b(f"{_TABLE_FORMAT}\0{directory}\0{COLUMNS}\n".encode(), digest_size=16)
     try:
-        for entry in sorted(os.scandir(directory), key=lambda e: e.name):
-            if entry.name.endswith(".json"):
-                st = entry.stat()
-                h.update(f"{entry.name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        names = sorted(e.path for e in os.scandir(directory) if e.name.endswith(".json"))
+        key = fingerprint(f"{_TABLE_FORMAT}\0{directory}\0{COLUMNS}\n", names)
     except OSError:
         return None
-    return base / f"tables-{h.hexdigest()}.msgpack"
+    return base / f"tables-{key}.msgpack"
 
 
 def resolve_tables(rule_path: str, tables: list[str]) -> list[str]:

@@ -252,10 +252,7 @@ _LITERALS: dict[str, tuple[bytes, bool]] = {}
 
 class Engine:
     def __init__(self, settings: Settings, rules: list[Rule] | None = None):
-        from .api_tables import use_table_cache
-
         self.settings = settings
-        use_table_cache(settings.use_cache)
         # The fingerprint of the rule files keys the cache of pre-filter data (rules given by
         # the caller have none: they are all compiled).
         self._rules_key: str | None = None
@@ -414,4 +411,6 @@ def load_all_rules_keyed(settings: Settings) -> tuple[list[Rule], str | None]:
     if settings.include_builtin_rules:
         sources.append(RuleSource(builtin_rules_dir(), builtin=True))
     sources.extend(RuleSource(Path(d), builtin=False) for d in settings.rule_dirs)
-    return load_rules_keyed(sources, use_cache=settings.use_cache)
+    # The rule caches are keyed by the rule files' content: used whatever `use_cache` (the
+    # result cache, --no-cache) says.
+    return load_rules_keyed(sources)

@@ -1,8 +1,9 @@
 """Load and validate rule files.
 
 Parsing a few dozen YAML files costs more than a pre-commit run may spend, so validated rules
-are cached as msgpack keyed by every rule file's path, size and mtime (and the schema version);
-a warm start reads one small file and never imports PyYAML.
+are cached as msgpack keyed by every rule file's path and content (and the schema version;
+content_keys.py); a warm start reads one small file and never imports PyYAML. The cache is
+derived data that cannot go stale, so it is used whether or not the result cache is on.
 """
 
 from __future__ import annotations
@@ -109,11 +110,11 @@ class RuleSource:
 
 
 def _fingerprint(files: list[tuple[Path, bool]]) -> str:
-    h = blake2b(f"{SCHEMA_VERSION}:{__version__}".encode())
-    for path, builtin in files:
-        st = path.stat()
-        h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{builtin}\n".encode())
-    return h.hexdigest()[:32]
+    """The key of the rule caches: the rule files' names, content and built-in flags."""
+    from ..content_keys import fingerprint
+
+    flags = "".join("b" if builtin else "u" for _, builtin in files)
+    return fingerprint(f"{SCHEMA_VERSION}:{__version__}:{flags}", [str(p) for p, _ in files])
 
 
 def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rule]:
