@@ -65,7 +65,7 @@ COMMON = (
     Option(("--kernel-launch",), "kernel_launch", "choice", choices=("keep", "hip"),
            help="Keep <<<...>>> launches (default) or convert them to hipLaunchKernelGGL."),
     Option(("--jobs", "-j"), "jobs", "int", minimum=1, help="Worker processes (default: CPU count)."),
-    Option(("--no-cache",), "no_cache", "flag", help="Do not read or write the cache."),
+    Option(("--no-cache",), "no_cache", "flag", help="Do not read or write the result cache (the rule caches, keyed by the rule files' content, are still used)."),
     Option(("--show-suppressed",), "show_suppressed", "flag", help="Also print suppressed findings."),
     Option(("--force-exclude",), "force_exclude", "flag", default=None,
            help="Apply exclude patterns to paths named on the command line too."),

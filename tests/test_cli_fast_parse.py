@@ -21,6 +21,7 @@ ACCEPTED = [
     ["check", "--kernel-launch", "hip", "--target-rocm", "6.2", "--isolated", "--show-suppressed",
      "--force-exclude", "--statistics", "--extend-select", "HIP301", "--", "-odd-name.cu"],
     ["check", "--markdown-limit", "0", "--format", "markdown", "a.cu"],
+    ["fix", "--follow-includes", "a.cu"],
     ["check", "--baseline", "b.json", "--write-baseline", "w.json", "--jobs", "2", "--config", "c.toml", "a.cu"],
     ["fix", "--unsafe-fixes", "--diff", "a.cu"],
     ["fix", "--stdout", "a.cu", "--format", "concise"],
