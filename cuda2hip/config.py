@@ -19,6 +19,17 @@ class ConfigError(Exception):
     pass
 
 
+class BuildConfig(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_only=True):
+    """`[tool.cuda2hip.build]`: settings of the build-file rules."""
+
+    offload_arch: str | list[str] = []
+
+
+class PythonConfig(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_only=True):
+    """`[tool.cuda2hip.python]`: the Python frontend has no settings yet; the table is accepted
+    (empty) so that a misspelt key is an error rather than silently ignored."""
+
+
 class ConfigFile(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_only=True):
     select: list[str] | None = None
     extend_select: list[str] = []
@@ -38,15 +49,18 @@ class ConfigFile(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_
     experimental: bool = False
     library_profile: Literal["hip", "roc"] = "hip"
     kernel_launch: Literal["keep", "hip"] = "keep"
-    jobs: int | None = None
+    jobs: Annotated[int, msgspec.Meta(ge=1)] | None = None
     cache: bool = True
     markdown_limit: Annotated[int, msgspec.Meta(ge=0)] = 65536
-    # free-form tables of frontends and rule families (e.g. [tool.cuda2hip.python])
-    python: dict[str, Any] = {}
-    build: dict[str, Any] = {}
+    # tables of frontends and rule families
+    python: PythonConfig = msgspec.field(default_factory=PythonConfig)
+    build: BuildConfig = msgspec.field(default_factory=BuildConfig)
 
 
 def find_config(start: Path) -> Path | None:
+    """The nearest cuda2hip.toml, or pyproject.toml with a [tool.cuda2hip] table. A
+    pyproject.toml that cannot be read is an error: whether it configures cuda2hip (excludes
+    that keep vendored code untouched, say) cannot be known, so it is never skipped."""
     start = start.resolve()
     for d in (start, *start.parents):
         candidate = d / "cuda2hip.toml"
@@ -54,28 +68,29 @@ def find_config(start: Path) -> Path | None:
             return candidate
         pyproject = d / "pyproject.toml"
         if pyproject.is_file():
-            import tomllib
-
-            try:
-                data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-                continue
-            if "cuda2hip" in data.get("tool", {}):
+            if "cuda2hip" in _load_toml(pyproject).get("tool", {}):
                 return pyproject
     return None
 
 
-def read_config(path: Path) -> ConfigFile:
+def _load_toml(path: Path) -> dict:
     import tomllib
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ConfigError(f"{path}: configuration file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read configuration: {exc}") from None
-    except tomllib.TOMLDecodeError as exc:
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not valid UTF-8 (byte offset {exc.start}); "
+                          "TOML files are UTF-8") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read configuration: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:  # its message ends with "(at line L, column C)"
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def read_config(path: Path) -> ConfigFile:
+    data = _load_toml(path)
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("cuda2hip", {})
     try:
@@ -101,6 +116,9 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
     root = path.resolve().parent
     file_types = dict(DEFAULT_FILE_TYPES)
     for lang, patterns in cfg.file_types.items():
+        if lang not in DEFAULT_FILE_TYPES:
+            raise ConfigError(f"{path}: file-types: unknown language {lang!r} "
+                              f"(one of {', '.join(DEFAULT_FILE_TYPES)})")
         file_types[lang] = tuple(patterns)
     rule_dirs = []
     for d in cfg.rule_dirs:
@@ -134,7 +152,8 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
         jobs=cfg.jobs,
         use_cache=cfg.cache,
         markdown_limit=cfg.markdown_limit,
-        extra={"python": dict(cfg.python), "build": dict(cfg.build)},
+        extra={"python": msgspec.structs.asdict(cfg.python),
+               "build": {"offload-arch": cfg.build.offload_arch} if cfg.build.offload_arch else {}},
     )
 
 
