@@ -157,7 +157,10 @@ def test_rules(directory, select, verbose):
 
     try:
         if directory is not None:
-            loaded = load_rules([RuleSource(directory, builtin=False)], use_cache=False)
+            from .rulebook.loader import builtin_rules_dir
+
+            builtin = directory.resolve() == builtin_rules_dir().resolve()
+            loaded = load_rules([RuleSource(directory, builtin=builtin)], use_cache=False)
         else:
             settings = _settings({})
             from .match.engine import load_all_rules

@@ -99,12 +99,15 @@ class CMakeCommandRule(_BuildRule):
             self.selectors = msgspec.convert(raw if isinstance(raw, list) else [raw], list[Selector])
         except msgspec.ValidationError as exc:
             raise RuleCompileError(f"field `params.match`: {exc}") from None
+        from ..match.rule_regex import UnsafeRegexError, compile_rule_regex
+
         self.regexes = []
         for s in self.selectors:
             try:
-                self.regexes.append(re.compile(s.argument.regex) if s.argument else None)
-            except re.error as exc:
-                raise RuleCompileError(f"field `params.match`: bad regex: {exc}") from None
+                self.regexes.append(compile_rule_regex(s.argument.regex, trusted=rule.builtin)
+                                    if s.argument else None)
+            except UnsafeRegexError as exc:
+                raise RuleCompileError(f"field `params.match`: {exc}") from None
         fix = rule.fix
         self.template = fix.template if fix else None
         self.builder = get_builder(fix.builder) if fix and fix.builder else None

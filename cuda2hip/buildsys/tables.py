@@ -69,9 +69,11 @@ class TableError(ValueError):
 def _read(path: Path, kind):
     import yaml
 
+    from ..rulebook.bounded_yaml import load_bounded
+
     try:
-        raw = yaml.load(path.read_bytes(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except (OSError, yaml.YAMLError) as exc:
+        raw = load_bounded(path)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
         raise TableError(f"{path}: cannot read table: {exc}") from None
     try:
         return msgspec.convert(raw, list[kind])

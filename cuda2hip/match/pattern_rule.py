@@ -55,9 +55,10 @@ class PatternRule(CompiledRule):
         if rule.rule is None:
             raise RuleCompileError("field `rule`: a pattern rule needs a rule object")
         try:
-            self.matcher = compile_rule_object(rule.rule, rule.language)
+            self.matcher = compile_rule_object(rule.rule, rule.language, trusted=rule.builtin)
             self.constraints = {
-                name: compile_rule_object(obj, rule.language, where=f"constraints.{name}")
+                name: compile_rule_object(obj, rule.language, where=f"constraints.{name}",
+                                          trusted=rule.builtin)
                 for name, obj in (rule.constraints or {}).items()
             }
         except RuleObjectError as exc:

@@ -3,7 +3,6 @@ inside / has / follows / precedes with stopBy, all / any / not) against tree-sit
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Callable, Iterator
 
 import tree_sitter as ts
@@ -100,11 +99,13 @@ class KindSetMatcher(Matcher):
 
 
 class RegexMatcher(Matcher):
-    def __init__(self, regex: str):
+    def __init__(self, regex: str, trusted: bool = True):
+        from .rule_regex import UnsafeRegexError, compile_rule_regex
+
         try:
-            self.regex = re.compile(regex)
-        except re.error as exc:
-            raise RuleObjectError(f"invalid regex {regex!r}: {exc}") from None
+            self.regex = compile_rule_regex(regex, trusted=trusted)
+        except UnsafeRegexError as exc:
+            raise RuleObjectError(str(exc)) from None
 
     def match(self, node, env, ctx):
         return env if self.regex.search(ctx.node_text(node)) else None
@@ -114,7 +115,14 @@ class QueryMatcher(Matcher):
     """A raw tree-sitter query; the node captured as `@match` (else the first capture) is the
     match, other captures become metavariables (`@stream` -> `$STREAM`)."""
 
-    def __init__(self, source: str, language: str):
+    def __init__(self, source: str, language: str, trusted: bool = True):
+        if not trusted:
+            from .rule_regex import UnsafeRegexError, check_query_regexes
+
+            try:
+                check_query_regexes(source)
+            except UnsafeRegexError as exc:
+                raise RuleObjectError(f"query: {exc}") from None
         try:
             self.query = ts.Query(parsing.language(language), source)
         except Exception as exc:  # tree_sitter.QueryError
@@ -310,7 +318,9 @@ _RELATIONS: dict[str, type[_Relational]] = {
 }
 
 
-def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str = "rule") -> Matcher:
+def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str = "rule",
+                        trusted: bool = True) -> Matcher:
+    """`trusted`: the rule object of a built-in rule (see rule_regex for what it changes)."""
     parts: list[Matcher] = []
     try:
         if rule.pattern is not None:
@@ -329,9 +339,15 @@ def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str =
     if rule.callee is not None:
         parts.append(CalleeMatcher(rule.callee))
     if rule.regex is not None:
-        parts.append(RegexMatcher(rule.regex))
+        try:
+            parts.append(RegexMatcher(rule.regex, trusted))
+        except RuleObjectError as exc:
+            raise RuleObjectError(f"field `{where}.regex`: {exc}") from None
     if rule.query is not None:
-        parts.append(QueryMatcher(rule.query, language))
+        try:
+            parts.append(QueryMatcher(rule.query, language, trusted))
+        except RuleObjectError as exc:
+            raise RuleObjectError(f"field `{where}.query`: {exc}") from None
     if rule.check is not None:
         try:
             parts.append(CheckMatcher(rule.check))
@@ -341,22 +357,23 @@ def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str =
         rel: Relation | None = getattr(rule, key)
         if rel is None:
             continue
-        inner = compile_rule_object(rel, language, where=f"{where}.{key}")
+        inner = compile_rule_object(rel, language, where=f"{where}.{key}", trusted=trusted)
         stop = rel.stopBy
         if isinstance(stop, MatchRule):
-            stop = compile_rule_object(stop, language, where=f"{where}.{key}.stopBy")
+            stop = compile_rule_object(stop, language, where=f"{where}.{key}.stopBy", trusted=trusted)
         parts.append(cls(inner, stop))
     if rule.all is not None:
-        parts.append(AllMatcher([compile_rule_object(r, language, where=f"{where}.all[{i}]")
+        parts.append(AllMatcher([compile_rule_object(r, language, where=f"{where}.all[{i}]", trusted=trusted)
                                  for i, r in enumerate(rule.all)]))
     if rule.any is not None:
-        alternatives = [compile_rule_object(r, language, where=f"{where}.any[{i}]") for i, r in enumerate(rule.any)]
+        alternatives = [compile_rule_object(r, language, where=f"{where}.any[{i}]", trusted=trusted)
+                        for i, r in enumerate(rule.any)]
         if all(type(m) is KindMatcher for m in alternatives):
             parts.append(KindSetMatcher(frozenset(m.kind for m in alternatives)))
         else:
             parts.append(AnyMatcher(alternatives))
     if rule.not_ is not None:
-        parts.append(NotMatcher(compile_rule_object(rule.not_, language, where=f"{where}.not")))
+        parts.append(NotMatcher(compile_rule_object(rule.not_, language, where=f"{where}.not", trusted=trusted)))
     if not parts:
         raise RuleObjectError(f"field `{where}`: empty rule object (needs pattern, kind, regex, query, "
                               "check, a relation or a composite)")

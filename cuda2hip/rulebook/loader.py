@@ -60,11 +60,9 @@ def rule_files(directory: Path) -> list[Path]:
 
 
 def _load_yaml(path: Path):
-    import yaml
+    from .bounded_yaml import load_bounded
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    with open(path, "rb") as fh:
-        return yaml.load(fh, Loader=loader)
+    return load_bounded(path)
 
 
 def _describe_error(path: Path, raw, exc: msgspec.ValidationError) -> str:
@@ -85,6 +83,8 @@ def load_rule_file(path: Path, *, builtin: bool = False) -> Rule:
         raw = _load_yaml(path)
     except OSError as exc:
         raise RuleError(f"{path}: cannot read rule file: {exc.strerror or exc}") from None
+    except ValueError as exc:  # YamlLimitError: refused before anything reads the document
+        raise RuleError(f"{path}: {exc}") from None
     except Exception as exc:  # yaml.YAMLError and friends
         raise RuleError(f"{path}: not valid YAML: {exc}") from None
     if not isinstance(raw, dict):

@@ -42,12 +42,17 @@ class EnvironmentRule(PyRule):
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
         p = self.params
+        from ...match.rule_regex import UnsafeRegexError, compile_rule_regex
+
+        def compiled(pattern):
+            return compile_rule_regex(pattern, trusted=rule.builtin) if pattern else None
+
         try:
-            self.value_re = re.compile(p.value_regex) if p.value_regex else None
-            self.value_not_re = re.compile(p.value_not_regex) if p.value_not_regex else None
-            self.notes = [(re.compile(n.regex), n.note) for n in p.notes]
-        except re.error as exc:
-            raise RuleCompileError(f"field `params`: bad regular expression: {exc}") from None
+            self.value_re = compiled(p.value_regex)
+            self.value_not_re = compiled(p.value_not_regex)
+            self.notes = [(compiled(n.regex), n.note) for n in p.notes]
+        except UnsafeRegexError as exc:
+            raise RuleCompileError(f"field `params`: {exc}") from None
         if p.report == "value" and not (self.value_re or self.value_not_re):
             raise RuleCompileError("field `params`: `report: value` needs `value_regex` or `value_not_regex`")
         names = "|".join(re.escape(v) for v in p.variables)
