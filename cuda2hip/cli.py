@@ -109,6 +109,40 @@ def _offload_archs(settings, given) -> None:
             _fail(f"offload-arch: {arch!r} is not an AMD GPU target like gfx942 or gfx90a:xnack+")
 
 
+def _check_output_path(path: Path | None, option: str) -> None:
+    """Fail (exit 2) before any file is read or rewritten when the report file `path` cannot be
+    written: a run must not rewrite sources and then crash on its report. A missing folder is
+    made only inside the working directory (never, say, /nonexistent/ as root)."""
+    if path is None:
+        return
+    import os
+    import tempfile
+
+    target = Path(os.path.abspath(path))
+    if target.is_dir():
+        _fail(f"{option} {path}: is a directory")
+    parent = target.parent
+    if not parent.exists():
+        cwd = Path.cwd()
+        if cwd != parent and cwd not in parent.parents:
+            _fail(f"{option} {path}: the directory {parent} does not exist")
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            _fail(f"{option} {path}: cannot create {parent}: {exc.strerror or exc}")
+    elif not parent.is_dir():
+        _fail(f"{option} {path}: {parent} is not a directory")
+    from .tempnames import TEMP_SUFFIX
+    from .writeback import temp_prefix
+
+    try:  # the way the report will be written: a temporary file in that folder
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=temp_prefix(target.name), suffix=TEMP_SUFFIX)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        _fail(f"{option} {path}: cannot write there: {exc.strerror or exc}")
+
+
 def _engine(settings):
     from .match.compiled import RuleCompileError
     from .match.engine import Engine
@@ -177,7 +211,10 @@ def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool
     if output is not None:
         from .writeback import atomic_write
 
-        atomic_write(output, text.encode("utf-8"))
+        try:
+            atomic_write(output, text.encode("utf-8"))
+        except OSError as exc:  # checked before the run, so only e.g. a full disk gets here
+            _fail(f"cannot write the report to {output}: {exc.strerror or exc}")
     else:
         echo(text, nl=False, err=err)
 
@@ -200,6 +237,8 @@ def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
     if fmt not in _formats():
         _fail(f"--format: {fmt!r} is not one of {', '.join(_formats())}")
     settings = _settings(opts)
+    _check_output_path(output, "--output")
+    _check_output_path(write_baseline, "--write-baseline")
     known = None
     if baseline is not None or write_baseline is not None:
         from .report import baseline as baselines
@@ -211,7 +250,10 @@ def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
     engine = _engine(settings)
     run = _run(paths, settings, Mode.CHECK, engine)
     if write_baseline is not None:
-        count = baselines.write(run, settings.root, write_baseline)
+        try:
+            count = baselines.write(run, settings.root, write_baseline)
+        except OSError as exc:
+            _fail(f"cannot write the baseline {write_baseline}: {exc.strerror or exc}")
         echo(f"Wrote {count} finding{'s' if count != 1 else ''} to the baseline {write_baseline}.")
         for e in run.errors:
             echo(f"{e.path}: error: {e.reason}", err=True)
@@ -244,6 +286,8 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
                   f"use a name ending in {', '.join(REPORT_SUFFIXES)}")
     opts["unsafe_fixes"] = unsafe_fixes
     settings = _settings(opts)
+    _check_output_path(output, "--output")
+    _check_output_path(report_file, "--report")
     engine = _engine(settings)
     if to_stdout:
         if len(paths) != 1 or not Path(paths[0]).is_file():

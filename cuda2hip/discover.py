@@ -17,6 +17,7 @@ from typing import Iterator
 
 from .findings import FileError
 from .settings import Settings
+from .tempnames import is_temp_name
 
 # Never worth descending into.
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "node_modules",
@@ -163,6 +164,8 @@ def walk_tree(top: Path, settings: Settings, *, prune_excluded: bool = True) -> 
             continue
         subdirs = []
         for entry in entries:
+            if is_temp_name(entry.name):
+                continue  # a write in progress, or left by a killed run: never copied or read
             rel = f"{dirrel}/{entry.name}" if dirrel else entry.name
             try:
                 is_link = entry.is_symlink()
@@ -198,7 +201,19 @@ def walk_tree(top: Path, settings: Settings, *, prune_excluded: bool = True) -> 
         stack.extend(reversed(subdirs))
 
 
-def discover(paths: list[str], settings: Settings) -> tuple[list[SourceFile], list[FileError]]:
+def _leaves_the_project(p: Path, root: Path) -> Path | None:
+    """Where `p` really is, if a symlink on its way (the file or a directory) takes it out of
+    the project root; None if it stays inside or no symlink is involved."""
+    real = Path(os.path.realpath(p))
+    if real == Path(os.path.abspath(p)):
+        return None  # no link: a file named outside the project is the user's explicit choice
+    real_root = Path(os.path.realpath(root))
+    return None if real_root == real or real_root in real.parents else real
+
+
+def discover(paths: list[str], settings: Settings, *, writing: bool = False) -> tuple[list[SourceFile], list[FileError]]:
+    """The source files of `paths`. `writing`: the run rewrites files in place, so a file named
+    through a symlink that leaves the project is refused, as a walk never follows one."""
     files: list[SourceFile] = []
     errors: list[FileError] = []
     seen: set[Path] = set()
@@ -217,6 +232,10 @@ def discover(paths: list[str], settings: Settings) -> tuple[list[SourceFile], li
             if settings.language_for(p) is None:
                 errors.append(FileError(raw, "not a recognised source file type (see `file-types` "
                                              "in the configuration)"))
+                continue
+            if writing and (real := _leaves_the_project(p, root)) is not None:
+                errors.append(FileError(raw, f"symlink to {real}, outside the project ({root}); not "
+                                             "written through (name the file itself to migrate it)"))
                 continue
             key = p.resolve()
             if key not in seen:

@@ -27,7 +27,7 @@ from .discover import EXTERNAL_LINK, FILE, LINK, SPECIAL, SourceFile, TreeEntry,
 from .findings import FileError
 from .runner import Mode, RunResult, run_files
 from .settings import Settings
-from .writeback import atomic_copy, atomic_symlink, atomic_write
+from .writeback import WriteRefused, atomic_copy, atomic_symlink, atomic_write, remove_stale_temps, rewrite
 
 # Source file extension -> new extension (lower-case match), see the module docstring.
 RENAMES = {".cu": ".hip"}
@@ -154,17 +154,22 @@ class TreePlan:
         if final is None:
             return None, None  # bad input: untouched (and not renamed)
         path = item.path
+        taken = None
         try:
             if new_rel == rel:
                 if final == raw:
                     return None, None
-                atomic_write(path, final)
+                rewrite(path, final, raw)
                 return str(path), None
             new_path = self.top / new_rel
+            taken = f"cannot rename to {new_path}: a file of that name exists; left untouched"
             if os.path.lexists(new_path):
-                return None, f"cannot rename to {new_path}: a file of that name exists; left untouched"
-            atomic_write(new_path, final, mode=stat.S_IMODE(os.stat(path).st_mode))
-            os.unlink(path)
+                return None, taken
+            rewrite(path, final, raw, rename_to=new_path)
+        except WriteRefused as exc:
+            return None, exc.reason
+        except FileExistsError as exc:  # the new name appeared meanwhile: never overwritten
+            return None, taken or f"cannot write: {exc.strerror or exc}"
         except OSError as exc:
             return None, f"cannot write: {exc.strerror or exc}"
         return str(new_path), None
@@ -190,6 +195,7 @@ class TreePlan:
                 st = os.lstat(d)
             if not stat.S_ISDIR(st.st_mode):  # lstat: a symlink is not a directory here
                 raise OSError(f"{d} is a symlink or not a directory; refusing to write through it")
+            remove_stale_temps(d)  # what a killed run left (see writeback)
             self._made.add(d)
         return d / parts[-1]
 
@@ -223,6 +229,7 @@ def migrate_tree(src: Path, out: Path | None, settings: Settings, engine, *, ren
     if out is not None:
         check_locations(src, out)
         out.mkdir(parents=True, exist_ok=True)
+        remove_stale_temps(out)
     elif not src.is_dir():
         raise TreeError(f"{src}: --rename works on a directory")
     entries = list(walk_tree(src, settings, prune_excluded=out is None))
@@ -246,11 +253,14 @@ def migrate_tree(src: Path, out: Path | None, settings: Settings, engine, *, ren
             new = posixpath.splitext(rel)[0] + RENAMES[posixpath.splitext(rel)[1].lower()]
             errors.append(FileError(str(top / rel), f"cannot rename to {new}: a file of that name "
                                                     "exists; kept its name"))
+    if out is None and mode is Mode.FIX:
+        for directory in sorted({os.path.dirname(s.path) or "." for s in sources}):
+            remove_stale_temps(directory)
     plan = TreePlan(top, out.resolve() if out is not None else None, renames)
     plan.use_aliases()
     results = run_files(sources, settings, mode, engine, plan)
     summary = TreeSummary(src, out, sources=len(sources))
-    summary.changed = sum(1 for r in results if r.changed)
+    summary.changed = sum(1 for r in results if r.changed and r.error is None)  # and written
     summary.renamed = sum(1 for r in results if r.destination and r.error is None
                           and Path(r.path).relative_to(top).as_posix() in renames)
     if out is not None:

@@ -226,9 +226,9 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
             # A symlink reached inside the tree is written through, never replaced by a file.
             target = os.path.realpath(item.path) if item.path.is_symlink() else item.path
             if _WRITES is not None:
-                _WRITES.submit(result, target, final)
+                _WRITES.submit(result, target, final, raw)
             else:
-                _write_in_place(result, target, final)
+                _write_in_place(result, target, final, raw)
     return result
 
 
@@ -243,12 +243,14 @@ def _quoted_includes(data: bytes) -> tuple:
     return tuple(quoted_includes(text))
 
 
-def _write_in_place(result: FileResult, target, data: bytes) -> None:
-    from .writeback import atomic_write  # `check` writes nothing
+def _write_in_place(result: FileResult, target, data: bytes, original: bytes) -> None:
+    from .writeback import WriteRefused, rewrite  # `check` writes nothing
 
     try:
-        atomic_write(target, data)  # durable: fsync before the rename
+        rewrite(target, data, original)  # durable; refused if the file changed since it was read
         result.written = True
+    except WriteRefused as exc:
+        result.error = FileError(result.path, exc.reason)
     except OSError as exc:
         result.error = FileError(result.path, f"cannot write: {exc.strerror or exc}")
 
@@ -263,8 +265,8 @@ class _BackgroundWrites:
         self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="cuda2hip-write")
         self.pending = []
 
-    def submit(self, result: FileResult, target, data: bytes) -> None:
-        self.pending.append(self.pool.submit(_write_in_place, result, target, data))
+    def submit(self, result: FileResult, target, data: bytes, original: bytes) -> None:
+        self.pending.append(self.pool.submit(_write_in_place, result, target, data, original))
 
     def wait(self) -> None:
         for fut in self.pending:
@@ -361,9 +363,14 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
     engine = engine or Engine(settings)
     from .header_scope import report_headers_left_out
 
-    files, errors = discover(paths, settings)
+    files, errors = discover(paths, settings, writing=mode is Mode.FIX)
     if settings.follow_includes:
         files = with_local_headers(files, settings)
+    if mode is Mode.FIX:
+        from .writeback import remove_stale_temps
+
+        for directory in sorted({os.path.dirname(f.path) or "." for f in files}):
+            remove_stale_temps(directory)  # what a killed run left beside the files it wrote
     results = run_files(files, settings, mode, engine)
     # Only the files named are written (pre-commit passes the staged ones): the local headers
     # they include that need migration too are reported.

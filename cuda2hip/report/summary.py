@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 from ..findings import EFFORTS, Severity
@@ -9,6 +10,18 @@ from .effort import EXPLANATION, estimate
 
 # The manual-work estimate (the model: report/effort.py; stated in docs/reports.md).
 ESTIMATE_EXPLANATION = EXPLANATION
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+
+
+def shown_path(path: str) -> str:
+    """A path for a line-oriented report: a line break or terminal escape in a file name would
+    forge report lines, so a name holding control characters is printed escaped (`\\n`, `\\x1b`,
+    and backslashes doubled), as Python writes strings; other names are printed as they are."""
+    if not _CONTROL.search(path):
+        return path
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], path.replace("\\", "\\\\"))
 
 
 def visible(findings, show_suppressed: bool = False):

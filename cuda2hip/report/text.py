@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..source import SourceError, SourceText
-from .summary import summarize, visible
+from .summary import shown_path, summarize, visible
 
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "hint": "blue"}
 CONTEXT_LINES = 1
@@ -51,7 +51,7 @@ def render(run, ctx) -> str:
             src = None
         for f in sorted(by_file[path], key=lambda f: (f.line, f.column)):
             sev = _style(f.severity.label, ctx, fg=SEVERITY_COLORS[f.severity.label], bold=True)
-            head = f"{_style(f'{f.path}:{f.line}:{f.column}', ctx, bold=True)}: {_style(f.code, ctx, fg='red', bold=True)} {sev}: {f.message}"
+            head = f"{_style(f'{shown_path(f.path)}:{f.line}:{f.column}', ctx, bold=True)}: {_style(f.code, ctx, fg='red', bold=True)} {sev}: {f.message}"
             if f.suppressed:
                 head += " (suppressed)"
             lines.append(head)
@@ -62,7 +62,7 @@ def render(run, ctx) -> str:
                 lines.append(f"  {_style('=', ctx, fg='green')} {label}: {desc}")
             lines.append("")
     for e in run.errors:
-        lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {e.path}: {e.reason}")
+        lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {shown_path(e.path)}: {e.reason}")
     summary = summarize(run, ctx.settings.fail_on)
     lines.append(summary_line(summary, run.mode.value))
     return "\n".join(lines) + "\n"
