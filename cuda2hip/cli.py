@@ -85,6 +85,8 @@ def _settings(opts: dict):
         settings.jobs = opts["jobs"]
     if opts.get("no_cache"):
         settings.use_cache = False
+    if opts.get("verbose"):
+        settings.verbose = True
     if opts.get("show_suppressed"):
         settings.show_suppressed = True
     if opts.get("force_exclude"):

@@ -66,6 +66,7 @@ COMMON = (
            help="Keep <<<...>>> launches (default) or convert them to hipLaunchKernelGGL."),
     Option(("--jobs", "-j"), "jobs", "int", minimum=1, help="Worker processes (default: CPU count)."),
     Option(("--no-cache",), "no_cache", "flag", help="Do not read or write the result cache (the rule caches, keyed by the rule files' content, are still used)."),
+    Option(("--verbose", "-v"), "verbose", "flag", help="Say on stderr what the result cache did (hits, misses, entries refused)."),
     Option(("--show-suppressed",), "show_suppressed", "flag", help="Also print suppressed findings."),
     Option(("--force-exclude",), "force_exclude", "flag", default=None,
            help="Apply exclude patterns to paths named on the command line too."),

@@ -145,6 +145,11 @@ def _is_file(path: str) -> bool:
         return False
 
 
+# While a file is analysed, the headers the analysis reads (path -> content digest), so that its
+# cached result is keyed by them (see `dependencies`); None when nothing records.
+_RECORDED: dict[str, bytes | None] | None = None
+
+
 def _read(path: str) -> tuple[str, bytes] | None:
     """(path, content) of a project file. During an in-place --rename run the file may move to
     its new name between being found and being read (the new file is written before the old one
@@ -155,10 +160,64 @@ def _read(path: str) -> tuple[str, bytes] | None:
             continue
         try:
             with open(candidate, "rb") as fh:
-                return candidate, fh.read()
+                data = fh.read()
         except OSError:
             continue
+        if _RECORDED is not None:
+            _RECORDED[path] = _digest(data)
+        return candidate, data
+    if _RECORDED is not None:
+        _RECORDED[path] = None  # looked for and not there: its appearing changes the result
     return None
+
+
+def _digest(data: bytes) -> bytes:
+    from .digest import blake2b
+
+    return blake2b(data, digest_size=16).digest()
+
+
+def record_reads() -> None:
+    """Start recording the headers read (for the file about to be analysed)."""
+    global _RECORDED
+    _RECORDED = {}
+
+
+def dependencies(path: str, data: bytes, root: Path, *, digests: dict | None = None) -> list[tuple[str, bytes]]:
+    """What a file's result depends on outside the file: (path, content digest) of every project
+    header it includes, transitively, and of every header its analysis read (recorded since
+    `record_reads`, which this ends); a header looked for and missing has an empty digest. The
+    result cache keys a result by these (`digests`: path -> digest already known in this run)."""
+    global _RECORDED
+    recorded, _RECORDED = _RECORDED, None
+    deps = dict(recorded or {})
+    for header in _headers(path, data, root):
+        if header not in deps:
+            deps[header] = _current_digest(header, digests)
+    return sorted((p, d or b"") for p, d in deps.items())
+
+
+def _current_digest(header: str, digests: dict | None) -> bytes | None:
+    if digests is not None and header in digests:
+        return digests[header]
+    try:
+        with open(header, "rb") as fh:
+            digest = _digest(fh.read())
+    except OSError:
+        digest = None
+    if digests is not None:
+        digests[header] = digest
+    return digest
+
+
+def dependencies_hold(path: str, data: bytes, root: Path, deps: list[tuple[str, bytes]],
+                      digests: dict) -> bool:
+    """Whether the headers a cached result depended on (`dependencies` then) are unchanged: the
+    same content, and no header included now that was not then (created, or newly found)."""
+    known = dict(deps)
+    if any((_current_digest(p, digests) or b"") != d for p, d in deps):
+        return False
+    return all(h in known for h in _headers(path, data, root))
 
 
 @lru_cache(maxsize=512)

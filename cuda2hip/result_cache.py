@@ -4,7 +4,16 @@ A result is stored under a key made of the file's path and content hash and a fi
 everything else that decides it: cuda2hip's version and code, every rule and data file, the
 tree-sitter grammar, the settings that change findings or fixes, and the kind of run (check, or
 fix with or without unsafe fixes). Any change there gives new keys, so stale results are never
-read; entries unused for a while are pruned.
+read; entries unused for a while are pruned. What a result also depends on, the local headers
+the file includes (transitively) and those its analysis read, is stored with it as (path,
+content digest) pairs and checked on every hit (`include_graph.dependencies_hold`): a header
+edited, created or removed since makes it a miss.
+
+Every stored value carries a checksum (a damaged value is a miss, reported with --verbose), and
+a cached fixed text is used only if re-applying the cached fixes, pass by pass, to the file as
+it is now gives exactly that text (`replays`). These catch damage and bugs, not forgery: the
+cache is trusted like code, so a cache directory other users can write is not used at all
+(rulebook.loader.cache_dir).
 
 The store is one SQLite file in the cache directory the rule cache uses (CUDA2HIP_CACHE_DIR,
 else $XDG_CACHE_HOME/cuda2hip or ~/.cache/cuda2hip). Only the parent process reads and writes
@@ -26,13 +35,14 @@ from .digest import blake2b
 from .findings import Finding
 from .settings import Settings
 
-FORMAT_VERSION = "1"
-DB_NAME = "results-v1.sqlite3"
+FORMAT_VERSION = "2"
+DB_NAME = "results-v2.sqlite3"
+CHECKSUM_SIZE = 16
 PRUNE_AFTER_DAYS = 30
 # Settings that only steer the walk, the output or the process pool, never one file's result.
 NEUTRAL_SETTINGS = frozenset({"jobs", "use_cache", "show_suppressed", "fail_on", "force_exclude",
                               "exclude", "extend_exclude", "respect_gitignore", "config_path", "markdown_limit",
-                              "follow_includes"})
+                              "follow_includes", "verbose"})
 
 
 class Entry(msgspec.Struct, array_like=True):
@@ -43,6 +53,8 @@ class Entry(msgspec.Struct, array_like=True):
     migrated: bytes | None = None  # fix modes: the fixed text, when it differs
     error: str | None = None  # content-derived refusal (e.g. not C/C++ at all)
     converged: bool = True
+    passes: list[int] = []  # fix modes: how many of `fixed` each pass of the fix loop applied
+    deps: list[tuple[str, bytes]] = []  # include_graph.dependencies of the analysis
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -70,6 +82,8 @@ class _EntryHead(msgspec.Struct, array_like=True):
     migrated: bytes | None = None
     error: str | None = None
     converged: bool = True
+    passes: list[int] = []
+    deps: list[tuple[str, bytes]] = []
 
 
 @lru_cache(maxsize=1)
@@ -103,6 +117,41 @@ def count_encoded(raw) -> int:
     if head == 0xDD:
         return int.from_bytes(data[1:5], "big")
     raise ValueError(f"not a msgpack array (0x{head:02x})")
+
+
+def seal(value: bytes) -> bytes:
+    """A stored value: checksum + encoded entry."""
+    return blake2b(value, digest_size=CHECKSUM_SIZE).digest() + value
+
+
+def unseal(stored: bytes) -> bytes | None:
+    """The encoded entry of a stored value; None if the checksum does not match."""
+    value = stored[CHECKSUM_SIZE:]
+    if blake2b(value, digest_size=CHECKSUM_SIZE).digest() != stored[:CHECKSUM_SIZE]:
+        return None
+    return value
+
+
+def replays(entry: Entry, raw: bytes, path: str) -> bool:
+    """Whether the cached fixes, applied pass by pass to `raw` (the file as it is now), give
+    exactly the cached fixed text."""
+    if entry.migrated is None:
+        return not entry.fixed
+    from .fix.apply import apply_fixes
+    from .source import SourceError, SourceText
+
+    if sum(entry.passes) != len(entry.fixed):
+        return False
+    try:
+        source = SourceText.from_bytes(raw, path)
+        data = source.data
+        start = 0
+        for count in entry.passes:
+            data = apply_fixes(data, [f.fix for f in entry.fixed[start:start + count]], source.newline)
+            start += count
+        return source.with_data(data).to_bytes() == entry.migrated
+    except (SourceError, ValueError, AttributeError):  # AttributeError: a fixed finding without a fix
+        return False
 
 
 def content_digest(raw: bytes) -> bytes:
@@ -158,13 +207,16 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
 
 
 class ResultCache:
-    def __init__(self, path: Path, fingerprint: str):
+    def __init__(self, path: Path, fingerprint: str, verbose: bool = False):
         self.path = path
         self.fingerprint = fingerprint.encode()
         self._db = None
         self._pending: list[tuple[bytes, bytes]] = []
         self._hits: list[bytes] = []
         self.broken = False
+        self.verbose = verbose
+        self.misses = self.damaged = self.stale = 0
+        self.digests: dict[str, bytes | None] = {}  # header digests of this run's look-ups
 
     @classmethod
     def open(cls, settings: Settings, kind: str) -> "ResultCache | None":
@@ -175,11 +227,41 @@ class ResultCache:
         base = cache_dir()
         if base is None:
             return None
-        return cls(base / DB_NAME, run_fingerprint(settings, kind))
+        return cls(base / DB_NAME, run_fingerprint(settings, kind), settings.verbose)
 
     def key(self, path: str, digest: bytes) -> bytes:
         return blake2b(self.fingerprint + b"\0" + os.fsencode(path) + b"\0" + digest,
                                digest_size=20).digest()
+
+    def lookup(self, path: str, raw: bytes, root: Path, fixing: bool) -> Entry | None:
+        """The cached result of the file `path` holding `raw`, if it still holds: its headers are
+        unchanged and (`fixing`) its fixes re-applied to `raw` give its fixed text."""
+        entry = self.get(self.key(path, content_digest(raw)))
+        if entry is None:
+            self.misses += 1
+            return None
+        from .include_graph import dependencies_hold
+
+        if not dependencies_hold(path, raw, root, entry.deps, self.digests):
+            self._unhit()
+            return None
+        if fixing and not replays(entry, raw, path):
+            self.stale += 1
+            self._note(f"{path}: the cached fixed text is not what its fixes re-applied to the file "
+                       "give; recomputed")
+            self._unhit()
+            return None
+        return entry
+
+    def _unhit(self) -> None:
+        self._hits.pop()
+        self.misses += 1
+
+    def _note(self, text: str) -> None:
+        if self.verbose:
+            import sys
+
+            print(f"cuda2hip: cache: {text}", file=sys.stderr)
 
     def _connect(self):
         if self._db is None and not self.broken:
@@ -188,7 +270,13 @@ class ResultCache:
             for attempt in (1, 2):
                 db = None
                 try:
-                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    from .rulebook.loader import make_cache_dir, untrusted
+
+                    make_cache_dir(self.path.parent)
+                    if os.path.lexists(self.path) and untrusted(self.path) is not None:
+                        self._note(f"{self.path}: {untrusted(self.path)}; not used")
+                        self.broken = True
+                        break
                     db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
                     db.execute("PRAGMA journal_mode=WAL")
                     db.execute("PRAGMA synchronous=OFF")  # a cache: never worth an fsync
@@ -229,18 +317,27 @@ class ResultCache:
             return None
         if row is None:
             return None
+        value = unseal(row[0])
         try:
-            entry = _decoder().decode(row[0])
+            if value is None:
+                raise msgspec.DecodeError("checksum mismatch")
+            entry = _decoder().decode(value)
         except (msgspec.DecodeError, msgspec.ValidationError):
+            self.damaged += 1
+            self._note("a stored result failed its checksum (a damaged cache entry); recomputed")
             return None
         self._hits.append(key)
         return entry
 
     def put(self, key: bytes, entry: Entry, encoded: bytes | None = None) -> None:
-        self._pending.append((key, encoded if encoded is not None else _ENCODER.encode(entry)))
+        self._pending.append((key, seal(encoded if encoded is not None else _ENCODER.encode(entry))))
 
     def close(self) -> None:
         """Store the new results, mark the used ones, prune old ones."""
+        if self.verbose:
+            hits = len(self._hits)
+            self._note(f"{hits} hit{'s' if hits != 1 else ''}, {self.misses} miss{'es' if self.misses != 1 else ''}"
+                       f" ({self.damaged} damaged, {self.stale} with a stale fixed text) in {self.path}")
         if not self._pending and not self._hits:
             self._close_db()
             return

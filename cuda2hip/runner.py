@@ -196,7 +196,7 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
         migrated = outcome.source.to_bytes() if outcome.changed else None
     except SourceError as exc:  # a fix the file's 8-bit encoding cannot hold
         return Entry(findings, outcome.fixed, None, exc.reason)
-    return Entry(findings, outcome.fixed, migrated)
+    return Entry(findings, outcome.fixed, migrated, passes=outcome.pass_sizes)
 
 
 def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Delivery | None) -> FileResult:
@@ -303,12 +303,19 @@ def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine
         if mode is Mode.FIX and plan is not None:
             _deliver(result, plan, item, raw, None)
         return result, None, None
+    from . import include_graph
+
+    include_graph.record_reads()
     try:
         entry = analyse(source, item, mode, settings, engine)
     except Exception as exc:  # an engine bug must not cost the results of every other file
         error = FileError(path, f"internal error while analysing the file ({type(exc).__name__}: {exc}); "
                                 "left untouched; please report it")
         return FileResult(path=path, language=item.language, error=error), None, None
+    finally:
+        # The headers the result depends on, as the analysis read them (its cache key).
+        deps = include_graph.dependencies(path, raw, settings.root)
+    entry.deps = deps
     return finish(item, raw, entry, mode, plan), content_digest(raw), entry
 
 
@@ -382,7 +389,7 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
 def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: Engine,
               plan: Delivery | None = None) -> list[FileResult]:
     """Results of `files`, in their order: cached ones first, the rest computed."""
-    from .result_cache import ResultCache, content_digest, decode_entry_head
+    from .result_cache import ResultCache, decode_entry_head
 
     results: list[FileResult | None] = [None] * len(files)
     cache = ResultCache.open(settings, _cache_kind(mode, settings))
@@ -396,7 +403,7 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
                 except SourceError:
                     raw = None  # reported when processed
                 if raw is not None:
-                    entry = cache.get(cache.key(str(item.path), content_digest(raw)))
+                    entry = cache.lookup(str(item.path), raw, settings.root, mode is not Mode.CHECK)
                     if entry is not None:
                         hit = finish(item, raw, entry, mode, plan)
             if hit is None:

@@ -40,6 +40,7 @@ class Settings:
     jobs: int | None = None
     use_cache: bool = True
     markdown_limit: int = 65536  # longest --format markdown report (characters; 0: no limit)
+    verbose: bool = False  # say what the cache did (hits, misses, damaged entries)
     # migration target
     target_rocm: str | None = None
     experimental: bool = False

@@ -44,6 +44,7 @@ class FixOutcome:
     passes: int = 0
     converged: bool = True
     history: list[Pass] = field(default_factory=list)  # the passes that changed the text, in order
+    pass_sizes: list[int] = field(default_factory=list)  # fixes each pass applied (of `fixed`)
 
     @property
     def changed(self) -> bool:
@@ -70,6 +71,7 @@ def fix_source(
     rejected: list[Rejected] = []
     history: list[Pass] = []
     banned: set[tuple] = set()
+    sizes: list[int] = []
     for n in range(1, max_passes + 1):
         candidates = [
             f for f in result.findings
@@ -77,7 +79,7 @@ def fix_source(
             and f.fix.edits and _key(f, current.data) not in banned
         ]
         if not candidates:
-            return FixOutcome(current, result.findings, fixed, rejected, n - 1, history=history)
+            return FixOutcome(current, result.findings, fixed, rejected, n - 1, history=history, pass_sizes=sizes)
         by_fix = {id(f.fix): f for f in candidates}
         chosen = choose_fixes([f.fix for f in candidates])
         new_source, changes = _edited(current, result, chosen)
@@ -95,11 +97,13 @@ def fix_source(
             chosen = kept
         applied = [by_fix[id(fix)] for fix in chosen]
         fixed.extend(applied)
+        sizes.append(len(chosen))
         if new_source.data == current.data:
-            return FixOutcome(current, new_result.findings, fixed, rejected, n, history=history)
+            return FixOutcome(current, new_result.findings, fixed, rejected, n, history=history, pass_sizes=sizes)
         history.append(Pass(current.data, applied, changes))
         current, result = new_source, new_result
-    return FixOutcome(current, result.findings, fixed, rejected, max_passes, converged=False, history=history)
+    return FixOutcome(current, result.findings, fixed, rejected, max_passes, converged=False, history=history,
+                      pass_sizes=sizes)
 
 
 def _edited(source: SourceText, result, fixes: list[Fix]) -> tuple[SourceText, list[Change]]:

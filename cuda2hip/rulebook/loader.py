@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import msgspec
@@ -40,12 +41,55 @@ def builtin_rules_dir() -> Path:
 
 
 def cache_dir() -> Path | None:
-    """Where cuda2hip keeps its caches (rules, per-file results)."""
+    """Where cuda2hip keeps its caches (rules, per-file results); None when that directory may
+    not be trusted. Whoever can write there decides what a run writes into the files it fixes
+    (cached fixed texts, validated rules with their fix templates), so the cache is trusted like
+    code: a directory owned by another user (root aside) or writable by group or others is not
+    used, with a warning, and one cuda2hip creates is private (0700)."""
     base = os.environ.get("CUDA2HIP_CACHE_DIR")
     if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return Path(xdg) / "cuda2hip" if xdg else Path.home() / ".cache" / "cuda2hip"
+        path = Path(base)
+    else:
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        path = Path(xdg) / "cuda2hip" if xdg else Path.home() / ".cache" / "cuda2hip"
+    return path if _trusted_dir(str(path)) else None
+
+
+@lru_cache(maxsize=8)
+def _trusted_dir(path: str) -> bool:
+    if not os.path.lexists(path):
+        return True  # made private when first written (make_cache_dir)
+    reason = untrusted(Path(path))
+    if reason is None:
+        return True
+    import sys
+
+    print(f"cuda2hip: warning: not using the cache directory {path}: {reason}, who could put "
+          "results into it that a run would write into your files; `chmod go-w` it, or set "
+          "CUDA2HIP_CACHE_DIR to a directory of your own", file=sys.stderr)
+    return False
+
+
+def untrusted(path: Path) -> str | None:
+    """Why a cache file or directory may not be trusted (None: it may)."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return f"cannot be examined ({exc.strerror or exc})"
+    if st.st_uid not in (os.geteuid(), 0):
+        return f"it belongs to another user (uid {st.st_uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        who = "other users" if st.st_mode & stat.S_IWOTH else "its group"
+        return f"it is writable by {who} (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def make_cache_dir(path: Path) -> None:
+    """Create the cache directory (private) if it does not exist."""
+    if not path.is_dir():
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def rule_files(directory: Path) -> list[Path]:
@@ -213,7 +257,7 @@ def write_cache_file(path: Path, payload: bytes) -> None:
     import tempfile
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        make_cache_dir(path.parent)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-")
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
