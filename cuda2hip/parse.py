@@ -150,11 +150,35 @@ WALK_BYTES_BEFORE_QUERY = 32 * 1024
 _walked: dict[str, int] = {}
 
 
-def walk_instead_of_query(purpose: str, size: int) -> bool:
-    """Whether to walk (rather than query) a tree of `size` bytes for `purpose` now."""
+def walk_instead_of_query(purpose: str, size: int, root: ts.Node | None = None) -> bool:
+    """Whether to walk (rather than query) a tree of `size` bytes for `purpose` now; always
+    for a tree `root` deeper than a query can go (see `queryable`)."""
+    if root is not None and not queryable(root):
+        return True
     done = _walked.get(purpose, 0)
     if done >= WALK_BYTES_BEFORE_QUERY:
         return False
     _walked[purpose] = done + size
     return True
 
+
+
+# tree-sitter's query cursor keeps a node's depth in 16 bits: below depth 65,535 it misses
+# nodes (silently) and takes time quadratic in the depth (70,000 nested terms: 7 s for one
+# query, and 3 of 70,000 nodes missed). Generated code gets there (a 100,000-term sum).
+QUERY_DEPTH_LIMIT = 65_000
+
+
+def queryable(root: ts.Node, limit: int = QUERY_DEPTH_LIMIT) -> bool:
+    """Whether the tree under `root` is shallow enough for a query. A node with fewer
+    descendants than the depth left is shallow enough whatever its shape, so only the (few)
+    nodes holding more are looked into: immediate for ordinary files, however big."""
+    stack = [(root, limit)]
+    while stack:
+        node, left = stack.pop()
+        if node.descendant_count < left:
+            continue
+        if left <= 1:
+            return False
+        stack.extend((child, left - 1) for child in node.children)
+    return True

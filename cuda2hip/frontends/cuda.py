@@ -95,7 +95,7 @@ def capture(ctx: FileContext, kinds: frozenset[str], with_comments: bool) -> dic
     """Nodes of `kinds`, macro bodies and (optionally) comments of ctx.tree, in document order
     (outer nodes first), whichever way they were found: a rule sees the same sequence in a
     one-file run and in a run over a whole tree."""
-    if parsing.walk_instead_of_query("dispatch", len(ctx.data)):  # see parse.py
+    if parsing.walk_instead_of_query("dispatch", len(ctx.data), ctx.tree.root_node):  # see parse.py
         found = _walk(ctx.tree.root_node, _named_kinds(kinds), with_comments)
     else:
         # For the whole file (not a macro body), also the nodes naming its definitions.
@@ -138,30 +138,57 @@ def _visit_by_text(ctx: FileContext, visitors: list, words: set[bytes] | None = 
     data = ctx.data
     if words is None:
         words = set(_WORDS.findall(data))
-    root = ctx.tree.root_node
-    spelled: dict[bytes, list[ts.Node]] = {}  # word -> the nodes that are exactly the word
-    for visitor in visitors:
+    wanted = [(visitor, sorted(visitor.wanted_texts(words))) for visitor in visitors]
+    # visitors (rename and unmapped tables) often want the same words: found once
+    spelled = _nodes_spelled(ctx.tree.root_node, data, {w for _, ws in wanted for w in ws})
+    for visitor, visitor_words in wanted:
         kinds = visitor.kinds
-        for word in sorted(visitor.wanted_texts(words)):
-            nodes = spelled.get(word)
-            if nodes is None:  # visitors (rename and unmapped tables) often want the same words
-                nodes = spelled[word] = _nodes_spelled(root, data, word)
-            for node in nodes:
+        for word in visitor_words:
+            for node in spelled[word]:
                 if node.type in kinds:
                     visitor.visit(node, ctx)
 
 
-def _nodes_spelled(root: ts.Node, data: bytes, word: bytes) -> list[ts.Node]:
-    out = []
-    size = len(word)
-    start = data.find(word)
-    while start != -1:
-        end = start + size
-        node = root.descendant_for_byte_range(start, end)
+def _nodes_spelled(root: ts.Node, data: bytes, words: set[bytes]) -> dict[bytes, list[ts.Node]]:
+    """word -> the nodes that are exactly that word, in document order. The occurrences of all
+    the words are located in one forward pass of a tree cursor (from one to the next it climbs
+    only as far as needed, then descends), so the cost does not grow with depth per occurrence:
+    a lookup from the root for each made a 100,000-term expression quadratic."""
+    hits = []
+    for word in words:
+        size = len(word)
+        start = data.find(word)
+        while start != -1:
+            hits.append((start, start + size, word))
+            start = data.find(word, start + size)
+    hits.sort()
+    out: dict[bytes, list[ts.Node]] = {w: [] for w in words}
+    cursor = root.walk()
+    for start, end, word in hits:
+        node = _smallest_holding(cursor, start, end)
         if node is not None and node.start_byte == start and node.end_byte == end:
-            out.append(node)
-        start = data.find(word, end)
+            out[word].append(node)
     return out
+
+
+def _smallest_holding(cursor: ts.TreeCursor, start: int, end: int) -> ts.Node | None:
+    """The smallest node holding bytes [start, end) (what `descendant_for_byte_range` gives),
+    moving `cursor` there from where the previous, earlier range left it."""
+    node = cursor.node
+    while not (node.start_byte <= start and end <= node.end_byte):
+        if node.end_byte <= start and cursor.goto_next_sibling():
+            node = cursor.node
+        elif cursor.goto_parent():
+            node = cursor.node
+        else:
+            return None
+    while cursor.goto_first_child_for_byte(start) is not None:
+        child = cursor.node
+        if not (child.start_byte <= start and end <= child.end_byte):
+            cursor.goto_parent()
+            break
+        node = child
+    return node
 
 
 def run_macro_bodies(ctx: FileContext, rules: RuleSet) -> None:

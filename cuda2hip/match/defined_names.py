@@ -51,7 +51,7 @@ PATTERNS = _QUERY
 
 def definitions(tree: ts.Tree, data: bytes) -> dict[bytes, int]:
     """Name -> byte offset of its first definition in `data`."""
-    if parsing.walk_instead_of_query("definitions", len(data)):  # see parse.py
+    if parsing.walk_instead_of_query("definitions", len(data), tree.root_node):  # see parse.py
         nodes = _walk(tree.root_node)
     else:
         nodes = ts.QueryCursor(_query()).captures(tree.root_node).get(CAPTURE, ())

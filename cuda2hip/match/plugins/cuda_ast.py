@@ -98,7 +98,7 @@ def nodes_of(root: ts.Node, kinds: tuple[str, ...], purpose: str) -> list[ts.Nod
     (building a query costs ~15 ms, a single-file run must not pay it), a query after that."""
     from ... import parse as parsing
 
-    if parsing.walk_instead_of_query(purpose, root.end_byte - root.start_byte):
+    if parsing.walk_instead_of_query(purpose, root.end_byte - root.start_byte, root):
         wanted = frozenset(kinds)
         return [n for n in walk(root) if n.type in wanted]
     source = "[" + " ".join(f"({k})" for k in kinds) + "] @n"
