@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,15 +55,33 @@ def detect_newline(data: bytes) -> str:
     return "\n"
 
 
+def _utf16(head: bytes) -> str | None:
+    """The UTF-16 encoding of a file whose first bytes are `head`, as iconv names it: "UTF-16"
+    after a byte-order mark (iconv reads and drops it), "UTF-16LE" / "UTF-16BE" for text whose
+    every other byte is mostly NUL (ASCII in UTF-16 without a mark); None if not UTF-16."""
+    if head.startswith(UTF16_BOMS):
+        return "UTF-16"
+    even, odd = head[0::2], head[1::2]
+    if len(head) >= 4:
+        if odd.count(0) >= 0.9 * len(odd) and not even.count(0):
+            return "UTF-16LE"
+        if even.count(0) >= 0.9 * len(even) and not odd.count(0):
+            return "UTF-16BE"
+    return None
+
+
 def decode_source(raw: bytes, path: str | os.PathLike = "<input>", *,
                   eight_bit: bool = True) -> tuple[bytes, bool, str]:
     """Validate `raw` as text; return (utf-8 bytes without BOM, had_bom, encoding). Not UTF-8:
     read as Windows-1252 or Latin-1 when `eight_bit`, else refused. Raises SourceError."""
     head = raw[:BINARY_SNIFF_BYTES]
-    if raw.startswith(UTF16_BOMS):
-        raise SourceError(path, "UTF-16 text (it starts with a UTF-16 byte-order mark); left untouched: "
-                                "convert it to UTF-8 to migrate it")
-    if b"\x00" in head:
+    if b"\x00" in head or raw.startswith(UTF16_BOMS):
+        wide = _utf16(head)
+        if wide is not None:
+            why = ("it starts with a UTF-16 byte-order mark" if wide == "UTF-16" else
+                   f"every other byte is NUL, as in ASCII text in {wide}")
+            raise SourceError(path, f"UTF-16 text ({why}); left untouched: convert it to UTF-8 to "
+                                    f"migrate it (`iconv -f {wide} -t UTF-8`)")
         raise SourceError(path, "binary file (contains NUL bytes); left untouched")
     bom = raw.startswith(UTF8_BOM)
     data = raw[len(UTF8_BOM):] if bom else raw
@@ -106,11 +125,18 @@ class SourceText:
     # bytes, the changes), for an incremental re-parse (parse.parse_source).
     edited_from: tuple | None = field(default=None, repr=False, compare=False)
     _ascii: bool | None = field(default=None, repr=False, compare=False)
+    # A file whose only line breaks are CR (old Mac): `data` holds LF in their place (same
+    # offsets), which tree-sitter and the rules read as line breaks; `to_bytes` puts CR back.
+    cr_only: bool = False
 
     @classmethod
     def from_bytes(cls, raw: bytes, path: str | os.PathLike = "<input>", *, eight_bit: bool = True) -> "SourceText":
         data, bom, encoding = decode_source(raw, path, eight_bit=eight_bit)
-        return cls(path=str(path), data=data, bom=bom, newline=detect_newline(data), encoding=encoding)
+        newline = detect_newline(data)
+        if newline == "\r" and b"\n" not in data:
+            return cls(path=str(path), data=data.replace(b"\r", b"\n"), bom=bom, encoding=encoding, cr_only=True)
+        _refuse_cr_breaks(data, path)
+        return cls(path=str(path), data=data, bom=bom, newline=newline, encoding=encoding)
 
     @classmethod
     def read(cls, path: str | os.PathLike) -> "SourceText":
@@ -118,19 +144,21 @@ class SourceText:
 
     def with_data(self, data: bytes) -> "SourceText":
         """The same file (path, BOM, newline style) holding other content."""
-        return SourceText(path=self.path, data=data, bom=self.bom, newline=self.newline, encoding=self.encoding)
+        return SourceText(path=self.path, data=data, bom=self.bom, newline=self.newline, encoding=self.encoding,
+                          cr_only=self.cr_only)
 
     def to_bytes(self) -> bytes:
-        """The file's bytes, in its encoding. Raises SourceError when an edit put in a character
-        the file's 8-bit encoding cannot hold (then nothing is written)."""
+        """The file's bytes, in its encoding and line breaks. Raises SourceError when an edit put
+        in a character the file's 8-bit encoding cannot hold (then nothing is written)."""
+        data = self.data.replace(b"\n", b"\r") if self.cr_only else self.data
         if self.encoding != "utf-8":
             try:
-                return self.data.decode("utf-8").encode(self.encoding)
+                return data.decode("utf-8").encode(self.encoding)
             except UnicodeEncodeError as exc:
                 raise SourceError(self.path, f"a fix would put {exc.object[exc.start]!r} into a "
                                              f"{ENCODING_NAMES[self.encoding]} file, which cannot hold it; "
                                              "left untouched") from None
-        return (UTF8_BOM if self.bom else b"") + self.data
+        return (UTF8_BOM if self.bom else b"") + data
 
     @property
     def text(self) -> str:
@@ -140,9 +168,8 @@ class SourceText:
     @property
     def line_starts(self) -> list[int]:
         if self._line_starts is None:
-            # '\n' ends a line for LF and CRLF files; '\r' for old Mac-style files.
-            terminator = b"\r" if self.newline == "\r" else b"\n"
-            self._line_starts = [0] + [i + 1 for i in _positions(self.data, terminator)]
+            # '\n' ends a line: in LF and CRLF files, and in CR-only ones as held (see cr_only)
+            self._line_starts = [0] + [i + 1 for i in _positions(self.data, b"\n")]
         return self._line_starts
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -163,7 +190,7 @@ class SourceText:
         ASCII text on one line (a name, a call: what most findings cover)."""
         line, col = self.position(start)
         if self._ascii and 0 <= start <= end <= len(self.data) and \
-                self.data.find(b"\r" if self.newline == "\r" else b"\n", start, end) == -1:
+                self.data.find(b"\n", start, end) == -1:
             return line, col, line, col + (end - start)
         end_line, end_col = self.position(end)
         return line, col, end_line, end_col
@@ -206,6 +233,23 @@ class SourceText:
         while end < len(data) and data[end] in b" \t":
             end += 1
         return data[start:end].decode("ascii")
+
+
+# A CR that is not part of CRLF and has code after it on its line: compilers (clang, gcc) take
+# it for a line break, tree-sitter does not (a `//` comment or a directive would swallow the code).
+_SPLITTING_CR = re.compile(rb"\r(?!\n)[ \t\f\v]*[^\s]")
+
+
+def _refuse_cr_breaks(data: bytes, path) -> None:
+    """CR-only line breaks in a file that also has LF ones: which bytes end a line depends on
+    the reader, so the file is refused rather than read differently from the compiler."""
+    m = _SPLITTING_CR.search(data) if b"\r" in data else None
+    if m is not None:
+        line = data.count(b"\n", 0, m.start()) + 1
+        raise SourceError(path, f"mixed line endings: CR-only line breaks (the first in line {line}) "
+                                "among LF ones, which compilers and this parser would read "
+                                "differently; convert the file to one style (e.g. with dos2unix -c mac "
+                                "or tr); left untouched")
 
 
 def read_bytes(path: str | os.PathLike) -> bytes:

@@ -146,7 +146,8 @@ def _line_bounds(data: bytes, offset: int) -> tuple[int, int]:
 
 def _realign_continuations(old: bytes, new: bytes, placed, realigned: list | None = None) -> bytes:
     """Keep the column of aligned line-continuation backslashes (macro bodies) where a one-line
-    edit changed the length of the text in front of them. Whitespace only. Each replaced line
+    edit changed the length of the text in front of them. Whitespace only, and only on lines
+    without tabs before the backslash. Each replaced line
     is added to `realigned` as (start, end, new length), in coordinates of `new` as given."""
     if b"\\" not in old or not placed:
         return new
@@ -156,7 +157,9 @@ def _realign_continuations(old: bytes, new: bytes, placed, realigned: list | Non
             continue
         o_start, o_end = _line_bounds(old, e.start)
         m = _CONTINUATION.match(old[o_start:o_end])
-        if m is None:
+        if m is None or b"\t" in old[o_start:o_start + m.end("pad")]:
+            # With tabs the column depends on the reader's tab width: the padding the line
+            # used is kept as it is (never turned into spaces).
             continue
         column = len(old[o_start:o_start + m.start("pad") + len(m.group("pad"))].decode("utf-8", "replace"))
         n_start, n_end = _line_bounds(new, new_start)
