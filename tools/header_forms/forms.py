@@ -182,6 +182,20 @@ def _kernel_param(fs: list[Function]) -> int | None:
     return None
 
 
+def _out_pointer_param(fs: list[Function]) -> int | None:
+    """The parameter where a template overload takes any `T **` (`cudaMallocPitch(T **devPtr,
+    ...)`, which passes `(void**)(void*)devPtr` on) and the C overload takes `void **`."""
+    c_forms = [f for f in fs if not f.template]
+    for t in fs:
+        if not t.template:
+            continue
+        for i, p in enumerate(t.params):
+            if p.template and norm_type(p.type).endswith("**") and any(
+                    i < len(c.params) and norm_type(c.params[i].type) == "void**" for c in c_forms):
+                return i
+    return None
+
+
 def _accepts(arities, n: int) -> bool:
     return any(lo <= n <= hi for lo, hi in arities)
 
@@ -227,8 +241,8 @@ def _forwarded(n: int, cuda: list[Function], decls: Declarations, table: dict[st
 
 def calls(cuda: Declarations, releases: list[tuple[str, Declarations]], table: dict[str, str],
           rename) -> dict[str, dict]:
-    """CUDA function -> {"hip", "kernel_param", "cuda_arity", "releases": {rocm: {"arities",
-    "kernel_templates", "pad": {n: [defaults] | None}, "instead": {n: HIP function that CUDA's
+    """CUDA function -> {"hip", "kernel_param", "out_param", "cuda_arity", "releases": {rocm: {"arities",
+    "kernel_templates", "pointer_templates", "pad": {n: [defaults] | None}, "instead": {n: HIP function that CUDA's
     overload for n arguments forwards to}}}} for the runtime/driver functions
     (`table`: CUDA name -> HIP name) whose HIP form takes the kernel as `const void*` or accepts
     other argument counts. `rename(type text)` spells a CUDA type with HIP names."""
@@ -238,6 +252,7 @@ def calls(cuda: Declarations, releases: list[tuple[str, Declarations]], table: d
         if not hip or "::" in name:
             continue
         kernel = _kernel_param(fs)
+        out_param = _out_pointer_param(fs)
         cuda_arities = sorted({f.arity for f in fs})
         lo, hi = min(a[0] for a in cuda_arities), max(a[1] for a in cuda_arities)
         rows = {}
@@ -253,6 +268,11 @@ def calls(cuda: Declarations, releases: list[tuple[str, Declarations]], table: d
                                 and f.params[kernel].template})
                 row["kernel_templates"] = [list(a) for a in temps]
                 differs |= any(not _accepts(temps, n) for n in range(lo, hi + 1) if _accepts(cuda_arities, n))
+            if out_param is not None:
+                temps = sorted({f.arity for f in hfs if f.template and out_param < len(f.params)
+                                and f.params[out_param].template})
+                row["pointer_templates"] = [list(a) for a in temps]
+                differs |= any(not _accepts(temps, n) for n in range(lo, hi + 1) if _accepts(cuda_arities, n))
             pad, instead = {}, {}
             for n in range(lo, hi + 1):
                 if _accepts(cuda_arities, n) and not _accepts(arities, n):
@@ -267,5 +287,6 @@ def calls(cuda: Declarations, releases: list[tuple[str, Declarations]], table: d
                 row["instead"] = instead
             rows[rocm] = row
         if rows and differs:
-            out[name] = {"hip": hip, "kernel_param": kernel, "cuda_arity": [lo, hi], "releases": rows}
+            out[name] = {"hip": hip, "kernel_param": kernel, "out_param": out_param, "cuda_arity": [lo, hi],
+                         "releases": rows}
     return out

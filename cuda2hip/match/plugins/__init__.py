@@ -5,7 +5,7 @@ several ms), through the index below: add a module here and its names to the ind
 module)."""
 
 MODULES = ["api_forms", "barriers", "cmake_build", "device_functions", "hazards", "launch", "memcpy_async", "streams",
-           "struct_fields", "warp", "warp_size"]
+           "struct_fields", "type_forms", "warp", "warp_size"]
 
 # predicate name -> module that registers it
 PREDICATES = {
@@ -14,9 +14,12 @@ PREDICATES = {
     "bare-s-barrier": "barriers",
     "barrier-in-thread-dependent-flow": "barriers",
     "blocking-copy-call": "memcpy_async",
+    "coordinate-min-max": "type_forms",
     "cuda-arch-condition": "hazards",
     "device-function-missing": "device_functions",
+    "grid-constant": "type_forms",
     "grid-sync-without-cooperative-launch": "barriers",
+    "handle-integer-arithmetic": "type_forms",
     "hard-coded-warp-size": "warp_size",
     "inline-ptx": "hazards",
     "kernel-argument-cast": "api_forms",
@@ -25,6 +28,7 @@ PREDICATES = {
     "legacy-warp-intrinsic": "warp",
     "memory-type-integer": "hazards",
     "null-stream-work-with-nonblocking-streams": "streams",
+    "out-pointer-cast": "api_forms",
     "stream-flag-as-handle": "streams",
     "struct-field-missing": "struct_fields",
     "texture-reference": "hazards",
@@ -43,6 +47,7 @@ BUILDERS = {
     "cmake-cu-language": "cmake_build",
     "cmake-find-hip": "cmake_build",
     "cmake-legacy-target": "cmake_build",
+    "coordinate-to-unsigned": "type_forms",
     "cuda-arch-to-hip-device-compile": "hazards",
     "hip_symbol_wrap": "launch",
     "kernel-argument-cast": "api_forms",
@@ -50,6 +55,7 @@ BUILDERS = {
     "launch-bounds-waves": "hazards",
     "legacy-stream-to-null": "streams",
     "memory-type-enumerator": "hazards",
+    "out-pointer-cast": "api_forms",
     "warp-sync-mask-64-bit": "warp",
     "warp-sync-to-legacy": "warp",
 }

@@ -2,6 +2,8 @@
 
 - HIP130: a kernel passed where HIP takes `const void*` (`hipFuncSetCacheConfig(kernel, ...)`:
   CUDA's template overload takes the kernel itself, HIP has only the C form);
+- HIP137: the address of a typed pointer passed where HIP takes `void**` (`hipMallocPitch(&p, ...)`:
+  CUDA's template overload takes any `T**`, HIP has only the C form);
 - HIP131: an argument count HIP does not accept (CUDA default arguments HIP lacks:
   `cudaStreamWaitEvent(s, e)`, `cudaLaunchCooperativeKernel(k, g, b, args)`; signatures that
   changed: CUDA 13's `cudaGraphInstantiate(exec, graph)`).
@@ -129,6 +131,50 @@ def kernel_argument_cast_fix(match: Match, ctx, rule) -> BuiltFix | bool:
         return False
     msg, edit = got
     return BuiltFix([edit], message=msg, description="Cast the kernel to `const void*`",
+                    data={API: _by_name()[callee_name(match.node, ctx.data)][0]})
+
+
+# ------------------------------------------------------------------------------ HIP137
+
+
+def _out_pointer_names() -> frozenset[str]:
+    return frozenset(n for n, (_, e) in _by_name().items() if e.get("out_param") is not None)
+
+
+def out_pointer_cast(node, ctx) -> tuple[str, Edit] | None:
+    got = _call(node, ctx)
+    if got is None:
+        return None
+    name, cuda, entry, row, rel, args = got
+    i = entry.get("out_param")
+    if i is None or len(args) <= i or _accepts(row.get("pointer_templates", ()), len(args)):
+        return None
+    arg = args[i]
+    t = expression_type(arg, ctx.data)
+    if text(arg, ctx.data).strip() in _NULL or (t is not None and t.name == "void" and t.pointers == 2):
+        return None
+    if arg.type == "cast_expression" or (arg.type == "call_expression" and callee_name(arg, ctx.data) in _CASTS):
+        return None  # the code already chose the type it passes
+    old = text(arg, ctx.data)
+    new = f"reinterpret_cast<void**>({old})"
+    hip = entry["hip"]
+    msg = (f"HIP's `{hip}` takes `void**`: unlike CUDA's `{cuda}`, whose template overload passes any `T**` on as "
+           f"`(void**)(void*)`, it has no overload for other pointer types ({rel.label()}); pass `{new}`")
+    return msg, Edit(arg.start_byte, arg.end_byte, new)
+
+
+@predicate("out-pointer-cast", callees=_out_pointer_names())
+def out_pointer_cast_check(node, env, ctx, args):
+    return out_pointer_cast(node, ctx) is not None
+
+
+@fix_builder("out-pointer-cast")
+def out_pointer_cast_fix(match: Match, ctx, rule) -> BuiltFix | bool:
+    got = out_pointer_cast(match.node, ctx)
+    if got is None:
+        return False
+    msg, edit = got
+    return BuiltFix([edit], message=msg, description="Cast the pointer's address to `void**`",
                     data={API: _by_name()[callee_name(match.node, ctx.data)][0]})
 
 
