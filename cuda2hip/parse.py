@@ -55,8 +55,17 @@ def parse_source(name: str, source) -> ts.Tree:
     if origin is None:
         return parse(name, source.data)
     source.edited_from = None  # used once: the old tree is not kept alive
+    if len(source.data) > FRESH_PARSE_BYTES:
+        del origin  # the old tree goes before the new one is built (see FRESH_PARSE_BYTES)
+        return parse(name, source.data)
     old_tree, old_data, changes = origin
     return parse_edited(name, source.data, old_tree, old_data, changes)
+
+
+# An incremental re-parse needs the old tree while it builds the new one: two trees of ~36
+# bytes per source byte each. Above this size a file is re-parsed from scratch instead (after
+# the old tree is freed), which keeps `fix` within the memory budget of docs/batch.md.
+FRESH_PARSE_BYTES = 1 << 20
 
 
 def parse_edited(name: str, data: bytes, old_tree: ts.Tree, old_data: bytes, changes) -> ts.Tree:

@@ -114,6 +114,9 @@ def _edited(source: SourceText, result, fixes: list[Fix]) -> tuple[SourceText, l
     tree = getattr(result, "tree", None)
     if tree is not None:
         edited.edited_from = (tree, source.data, changes)
+        # The re-parse then holds the only reference, so the old tree can go before the new one
+        # is built (parse.FRESH_PARSE_BYTES): two whole trees at once would double the peak.
+        result.tree = None
     return edited, changes
 
 

@@ -87,6 +87,29 @@ def _walk(root: ts.Node, kinds: frozenset[str], with_comments: bool) -> dict[str
                 return {"node": nodes, "macro": macros, "comment": comments}
 
 
+# findall builds a list of every identifier token before the set keeps the distinct ones:
+# ~100 MB of short-lived bytes objects for a 16 MB file. Big files go in slices of this size.
+WORDS_SLICE = 1 << 20
+
+
+def distinct_words(data: bytes) -> set[bytes]:
+    """The identifier-shaped words of `data`."""
+    if len(data) <= WORDS_SLICE:
+        return set(_WORDS.findall(data))
+    words: set[bytes] = set()
+    start = 0
+    while start < len(data):
+        end = start + WORDS_SLICE
+        m = _NOT_WORD.search(data, end)  # a slice ends where no word goes on
+        end = len(data) if m is None else m.start()
+        words.update(_WORDS.findall(data, start, end))
+        start = end
+    return words
+
+
+_NOT_WORD = re.compile(rb"[^A-Za-z0-9_$]")
+
+
 def _document_order(node: ts.Node):
     return (node.start_byte, -node.end_byte, node.type)
 
@@ -107,7 +130,9 @@ def capture(ctx: FileContext, kinds: frozenset[str], with_comments: bool) -> dic
             ctx.cache[defined_names.NODES_KEY] = found.pop(defined_names.CAPTURE, [])
         if not with_comments:
             found.pop("comment", None)
-    return {name: sorted(nodes, key=_document_order) for name, nodes in found.items()}
+    for nodes in found.values():
+        nodes.sort(key=_document_order)  # in place: a copy costs much on a huge file
+    return found
 
 
 def run_rules(ctx: FileContext, rules: RuleSet, *, with_comments: bool = False,
@@ -137,7 +162,7 @@ def _visit_by_text(ctx: FileContext, visitors: list, words: set[bytes] | None = 
     the file to the name tables."""
     data = ctx.data
     if words is None:
-        words = set(_WORDS.findall(data))
+        words = distinct_words(data)
     wanted = [(visitor, sorted(visitor.wanted_texts(words))) for visitor in visitors]
     # visitors (rename and unmapped tables) often want the same words: found once
     spelled = _nodes_spelled(ctx.tree.root_node, data, {w for _, ws in wanted for w in ws})
@@ -154,17 +179,23 @@ def _nodes_spelled(root: ts.Node, data: bytes, words: set[bytes]) -> dict[bytes,
     the words are located in one forward pass of a tree cursor (from one to the next it climbs
     only as far as needed, then descends), so the cost does not grow with depth per occurrence:
     a lookup from the root for each made a 100,000-term expression quadratic."""
+    ordered = sorted(words)
+    # An occurrence is one int, start * n + the word's index (a huge file has millions).
+    n = len(ordered)
     hits = []
-    for word in words:
+    for i, word in enumerate(ordered):
         size = len(word)
         start = data.find(word)
         while start != -1:
-            hits.append((start, start + size, word))
+            hits.append(start * n + i)
             start = data.find(word, start + size)
     hits.sort()
-    out: dict[bytes, list[ts.Node]] = {w: [] for w in words}
+    out: dict[bytes, list[ts.Node]] = {w: [] for w in ordered}
     cursor = root.walk()
-    for start, end, word in hits:
+    for hit in hits:
+        start, i = divmod(hit, n)
+        word = ordered[i]
+        end = start + len(word)
         node = _smallest_holding(cursor, start, end)
         if node is not None and node.start_byte == start and node.end_byte == end:
             out[word].append(node)
@@ -235,7 +266,7 @@ class CudaFrontend(Frontend):
             if reason is not None:
                 raise SourceError(source.path, reason)
         ctx = FileContext(source=source, tree=tree, language=LANGUAGE, settings=settings)
-        words = ctx.cache["_words"] = set(_WORDS.findall(source.data))
+        words = ctx.cache["_words"] = distinct_words(source.data)
         active = rules.active(source.data, words)
         has_directives = b"cuda2hip:" in source.data
         comments = run_rules(ctx, active, with_comments=has_directives, words=words)

@@ -208,6 +208,7 @@ class RenameRule(_TableRule):
         params = rule.params or {}
         self.unsafe_kinds = frozenset(params.get("unsafe_kinds", ()))
         self._messages: dict[str, str] = {}
+        self._shared: dict[str, tuple[str, dict]] = {}
         self.roc = settings.library_profile == "roc"
         if self.roc:
             # roc* libraries are not drop-in: other handle types, some other parameters.
@@ -239,8 +240,13 @@ class RenameRule(_TableRule):
         edits = [Edit(start, end, res.target)]
         if entry.kind == "function" and self.signatures is not None:
             app, msg = self._signature(entry, res, node, ctx, edits, app, msg)
-        ctx.report(self, start, end, msg, edits=edits, applicability=app,
-                   description=f"Rename to `{res.target}`", data={"library": entry.library, "hip": res.target})
+        # The description and data are the same for every occurrence of a name: one object each
+        # (findings never change their data in place), not one per finding of a huge file.
+        shared = self._shared.get(entry.cuda)
+        if shared is None:
+            shared = self._shared[entry.cuda] = (f"Rename to `{res.target}`",
+                                                 {"library": entry.library, "hip": res.target})
+        ctx.report(self, start, end, msg, edits=edits, applicability=app, description=shared[0], data=shared[1])
 
     def _signature(self, entry, res, node, ctx, edits, app, msg):
         """Applicability and message of a function rename from its verdict; the argument casts

@@ -5,6 +5,7 @@ typedef chains: where the file does not show the type, the answer is None and ca
 
 from __future__ import annotations
 
+import bisect
 import re
 from typing import NamedTuple
 
@@ -70,22 +71,43 @@ def _declarator_of(decl: ts.Node, name: str, data: bytes) -> ts.Node | None:
     return None
 
 
+# The declarations directly in a scope, by name: [the text they are of, {(scope start, end,
+# kind): {name: [start byte of each declaration]}}]. Built once per scope and text: looking
+# through every earlier sibling at each use made a huge file quadratic. Positions, not nodes, so
+# that no tree is kept alive after its file (a few MB of ints for a 16 MB file).
+_SCOPE_TABLES: list = [None, {}]
+
+
+def _declarations_in(scope: ts.Node, data: bytes) -> dict[str, list[int]]:
+    if _SCOPE_TABLES[0] is not data:
+        _SCOPE_TABLES[:] = [data, {}]
+    key = (scope.start_byte, scope.end_byte, scope.kind_id)
+    table = _SCOPE_TABLES[1].get(key)
+    if table is None:
+        table = _SCOPE_TABLES[1][key] = {}
+        for sib in scope.named_children:
+            if sib.type == "declaration":
+                for d in sib.children_by_field_name("declarator"):
+                    name = declarator_name(d, data)
+                    if name:
+                        table.setdefault(name, []).append(sib.start_byte)
+    return table
+
+
 def _scope_declaration(node: ts.Node, name: str, data: bytes) -> tuple[ts.Node, ts.Node] | None:
-    """(type node, declaration) of `name` declared at file or namespace scope before `node`."""
-    found = None
+    """(type node, declaration) of `name` declared at file or namespace scope before `node`
+    (the last such declaration)."""
     cur = node
     while cur is not None:
         parent = cur.parent
         if parent is None:
             break
         if parent.type in _SCOPES:
-            for sib in parent.named_children:
-                if sib.start_byte >= cur.start_byte:
-                    break
-                if sib.type == "declaration" and _declarator_of(sib, name, data) is not None:
-                    found = (sib.child_by_field_name("type"), sib)
-            if found is not None:
-                return found
+            starts = _declarations_in(parent, data).get(name, ())
+            before = bisect.bisect_left(starts, cur.start_byte)
+            if before:
+                sib = parent.first_named_child_for_byte(starts[before - 1])
+                return sib.child_by_field_name("type"), sib
         cur = parent
     return None
 
