@@ -7,6 +7,8 @@ include what it needs).
 
 from __future__ import annotations
 
+import re
+
 from ..findings import Edit
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 
@@ -56,6 +58,20 @@ def seen_before(parent, ctx, resolve) -> dict[int, frozenset[str]]:
     return out
 
 
+_VERSION_TEST = re.compile(r"\b(?:HIP_VERSION\w*|ROCM_VERSION\w*|__has_include)\b")
+
+
+def _version_guarded(node, ctx) -> bool:
+    """An include inside an `#if` that tests the HIP/ROCm version or `__has_include`: the
+    project already chose where it applies."""
+    from .preproc_conditions import branch_tests
+
+    for test, _ in branch_tests(ctx.tree, node.start_byte):
+        if _VERSION_TEST.search(ctx.data[test.start_byte:test.end_byte].decode("utf-8", "replace")):
+            return True
+    return False
+
+
 @rule_kind("include")
 class IncludeRule(CompiledRule):
     kinds = frozenset({"preproc_include"})
@@ -91,6 +107,11 @@ class IncludeRule(CompiledRule):
         header, open_d, close_d, pstart, pend = info
         known, target = lookup(self.headers, header)
         if not known:
+            if header in self.too_new and not _version_guarded(node, ctx):
+                # The project's own HIP code includes a header the target's ROCm does not install.
+                msg = (f"`{header}` needs ROCm {self.too_new[header]} (target is {self.settings.target_rocm}): "
+                       f"the target's HIP does not install it")
+                ctx.report(self, pstart, pend, msg, data={"hip": header, "requires": self.too_new[header]})
             return
         if header in LEGACY_HEADERS:
             from .legacy_api import keeps_include

@@ -4,7 +4,7 @@ several ms), through the index below: add a module here and its names to the ind
 (tests/test_plugin_index.py checks that the index names every registered function and its
 module)."""
 
-MODULES = ["api_forms", "barriers", "cmake_build", "device_functions", "hazards", "launch", "memcpy_async", "streams",
+MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "device_functions", "hazards", "launch", "memcpy_async", "streams",
            "struct_fields", "type_forms", "warp", "warp_size"]
 
 # predicate name -> module that registers it
@@ -14,6 +14,7 @@ PREDICATES = {
     "bare-s-barrier": "barriers",
     "barrier-in-thread-dependent-flow": "barriers",
     "blocking-copy-call": "memcpy_async",
+    "constexpr-math-call": "constexpr_math",
     "coordinate-min-max": "type_forms",
     "cuda-arch-condition": "hazards",
     "device-function-missing": "device_functions",
