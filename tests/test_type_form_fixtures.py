@@ -1,8 +1,8 @@
-"""CUDA whose HIP form differs in type, not in name (HIP134-HIP138): in
+"""CUDA whose HIP form differs in type, not in name (HIP134-HIP139): in
 fixtures/type_forms/input.cu (valid CUDA, checked with nvcc), after `fix --target-rocm 5.2`, the
 lines the real hipcc (HIP 5.2) rejects are exactly the lines `check` reports with a warning or an
 error of these rules: the fixed ones (coordinates in min/max, void** casts) compile, the others
-(integer handles that HIP makes pointers, __grid_constant__, constexpr math) each have a finding at their line.
+(integer handles that HIP makes pointers, __grid_constant__, constexpr math, overloaded addresses) each have a finding at their line.
 
 Set CUDA2HIP_UPDATE_FIXTURES=1 to rewrite the expected output after an intended change.
 """
@@ -17,7 +17,7 @@ from conftest import FIXTURES, run_cli
 
 FIXTURE = FIXTURES / "type_forms"
 EXPECTED = FIXTURE / "output-rocm-5.2.hip"
-CODES = {"HIP134", "HIP135", "HIP136", "HIP137", "HIP138"}
+CODES = {"HIP134", "HIP135", "HIP136", "HIP137", "HIP138", "HIP139"}
 ERROR_LINE = re.compile(r"^[^:\s]+\.hip:(\d+):\d+: error:", re.M)
 
 

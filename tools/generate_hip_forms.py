@@ -47,6 +47,12 @@ def _table() -> dict[str, str]:
     return out
 
 
+def _driver_functions() -> set[str]:
+    """The driver API's function names (cuda.h is a C header: one declaration each)."""
+    names = json.loads((TABLES / "driver.json").read_text())["names"]
+    return {n for n, row in names.items() if row[1] == "function"}
+
+
 def _renamer(table: dict[str, str]):
     def rename(text: str) -> str:
         return re.sub(r"[A-Za-z_]\w*", lambda m: table.get(m.group(), m.group()), text)
@@ -92,7 +98,8 @@ def build() -> dict[str, dict]:
         "missing_releases": missing,
     }
     return {
-        "calls": {**head, "functions": forms.calls(host, host_side, table, _renamer(table))},
+        "calls": {**head, "functions": forms.calls(host, host_side, table, _renamer(table)),
+                  "overloaded": forms.overloaded(host, host_side, table, _driver_functions())},
         "struct-fields": {**head, "structs": {**forms.struct_fields(host, host_side, table),
                                               **forms.class_members(device, device_side, "cooperative_groups")}},
         "device-functions": {**head, "functions": forms.device_functions(device.functions, device_side,

@@ -290,3 +290,25 @@ def calls(cuda: Declarations, releases: list[tuple[str, Declarations]], table: d
             out[name] = {"hip": hip, "kernel_param": kernel, "out_param": out_param, "cuda_arity": [lo, hi],
                          "releases": rows}
     return out
+
+
+def overloaded(cuda: Declarations, releases: list[tuple[str, Declarations]], table: dict[str, str],
+               c_api: set[str]) -> dict[str, dict]:
+    """CUDA function -> {"hip", "releases": [rocm]} for the runtime/driver functions CUDA declares
+    once (no overloads, no template; `c_api`: the driver API's names, which cuda.h declares in C)
+    whose HIP counterpart is overloaded in those releases (`cuMemAlloc` -> `hipMalloc`, which has
+    a `template <class T> hipMalloc(T**, size_t)` too): code that takes the function's address
+    (`&cuMemAlloc`) names one function in CUDA and an overload set in HIP."""
+    out = {}
+    for name, hip in sorted(table.items()):
+        if "::" in name:
+            continue
+        fs = cuda.functions.get(name, ())
+        single = (len(fs) == 1 and not fs[0].template) or (not fs and name in c_api)
+        if not single:
+            continue
+        rels = [rocm for rocm, decls in releases
+                if len([f for f in decls.functions.get(hip, ()) if f.host or not f.device]) > 1]
+        if rels:
+            out[name] = {"hip": hip, "releases": rels}
+    return out

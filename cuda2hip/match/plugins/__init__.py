@@ -30,6 +30,7 @@ PREDICATES = {
     "memory-type-integer": "hazards",
     "null-stream-work-with-nonblocking-streams": "streams",
     "out-pointer-cast": "api_forms",
+    "overloaded-function-address": "api_forms",
     "stream-flag-as-handle": "streams",
     "struct-field-missing": "struct_fields",
     "texture-reference": "hazards",

@@ -21,7 +21,7 @@ from ...findings import API, Edit
 from .. import hip_forms
 from ..builders import BuiltFix, Match, fix_builder
 from ..predicates import predicate
-from .cuda_ast import call_args, callee_name, text
+from .cuda_ast import call_args, callee_name, capture, text
 from .expr_types import expression_type
 
 DATA = "calls"
@@ -176,6 +176,52 @@ def out_pointer_cast_fix(match: Match, ctx, rule) -> BuiltFix | bool:
     msg, edit = got
     return BuiltFix([edit], message=msg, description="Cast the pointer's address to `void**`",
                     data={API: _by_name()[callee_name(match.node, ctx.data)][0]})
+
+
+# ------------------------------------------------------------------------------ HIP139
+
+
+@lru_cache(maxsize=1)
+def _overloaded() -> dict[str, tuple[str, dict]]:
+    """CUDA and HIP name -> (CUDA name, entry) of functions CUDA declares once and HIP overloads."""
+    out = {}
+    for cuda, entry in hip_forms.load(DATA).get("overloaded", {}).items():
+        out.setdefault(cuda, (cuda, entry))
+        out.setdefault(entry["hip"], (cuda, entry))
+    return out
+
+
+def _overloaded_words() -> tuple[str, ...]:
+    return tuple(sorted(_overloaded()))
+
+
+@predicate("overloaded-function-address", requires=_overloaded_words())
+def overloaded_function_address(node, env, ctx, args):
+    """`&hipMalloc`, `(void*)cuMemAlloc`: a function named as a value, not called. Adds $NAME, $HIP."""
+    data = ctx.data
+    got = _overloaded().get(text(node, data))
+    if got is None:
+        return False
+    if node.type != "identifier":
+        return False
+    # Only a conversion to an object pointer (`(void*)&hipMalloc`) leaves the overload unresolved:
+    # a call, a typed function pointer, a parameter of function-pointer type each pick one; a
+    # macro argument (`#name`) may not be an address at all.
+    up = node.parent
+    if up is not None and up.type == "pointer_expression" and text(up.child_by_field_name("operator"), data) == "&":
+        up = up.parent
+    while up is not None and up.type == "parenthesized_expression":
+        up = up.parent
+    if up is None or up.type != "cast_expression":
+        return False
+    target = " ".join(text(up.child_by_field_name("type"), data).split())
+    if "(" in target or "*" not in target:
+        return False
+    cuda, entry = got
+    rel = hip_forms.release(hip_forms.load(DATA), ctx.settings)
+    if rel.rocm not in entry["releases"]:
+        return False
+    return {"NAME": capture(node, data), "HIP": capture(node, data, entry["hip"]), "CUDA": capture(node, data, cuda)}
 
 
 # ------------------------------------------------------------------------------ HIP131
