@@ -120,3 +120,38 @@ def release_errors(stderr: str, src, include) -> tuple[list[str], list[str]]:
         elif not any(path == root + f and message == m for f, m, _why in KNOWN_HEADER_ERRORS):
             unknown.append(f"{path}: {message}")
     return own, unknown
+
+
+_ERROR_LINE = re.compile(r"^[^:\s]+\.hip:(\d+):\d+: error:", re.M)
+
+
+def migrated_fixture(run_cli, source, expected) -> str:
+    """`fix --target-rocm 5.2 --stdout` of `source`, compared with the file `expected`
+    (CUDA2HIP_UPDATE_FIXTURES=1 rewrites it)."""
+    import os
+
+    proc = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", "5.2", "--stdout", source)
+    assert proc.returncode in (0, 1), proc.stderr
+    if os.environ.get("CUDA2HIP_UPDATE_FIXTURES") == "1":
+        expected.write_text(proc.stdout)
+    assert proc.stdout == expected.read_text()
+    return proc.stdout
+
+
+def assert_findings_are_the_rejected_lines(run_cli, hipcc, migrated, codes, tmp_path) -> None:
+    """The lines hipcc (HIP 5.2) rejects in the migrated file are exactly the lines `check`
+    reports with a warning or an error of `codes`; the compile must fail (a negative control)."""
+    import json
+
+    src = tmp_path / "input.hip"
+    src.write_text(migrated)
+    check = run_cli("check", "--isolated", "--no-cache", "--target-rocm", "5.2", "--format", "json", src.name,
+                    cwd=tmp_path)
+    findings = json.loads(check.stdout)["findings"]
+    reported = {f["line"] for f in findings if f["code"] in codes and f["severity"] in ("warning", "error")}
+    proc = hipcc(src, "-std=c++17", "-ferror-limit=0")
+    assert proc.returncode != 0
+    rejected = {int(n) for n in _ERROR_LINE.findall(proc.stderr)}
+    assert rejected, proc.stderr
+    assert reported == rejected, (f"lines with a finding but no error: {sorted(reported - rejected)}; "
+                                  f"errors without a finding: {sorted(rejected - reported)}\n{proc.stderr}")
