@@ -1,0 +1,56 @@
+"""The reduced real-world corpus (bench/realworld/corpus.toml, `reduced` units): public CUDA code
+nobody here wrote, migrated with `cuda2hip fix --output-dir --target-rocm 5.2` and compiled with
+hipcc. Every nvcc-valid unit that does not build must be predicted by a finding at its first
+error, the units listed in `must_compile` must build, and a second fix must change nothing.
+
+The corpus is downloaded by `python bench/real_world.py --fetch-only` (.ci/run does it); the full
+run is `python bench/real_world.py` (a benchmark, docs/real-world.md).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+import pytest
+
+from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_ROCM_HEADERS, ROCM_LIBRARY_INCLUDE, ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+from realworld import config, harness  # noqa: E402
+
+import real_world  # noqa: E402
+
+SOURCES, CODEBASES = config.load()
+FETCH = "python bench/real_world.py --fetch-only"
+
+
+def _source_root(codebase):
+    root = real_world.CACHE / "sources" / codebase.source
+    if not (root / ".fetched").is_file():
+        pytest.skip(f"real-world corpus not fetched: {FETCH}")
+    return root
+
+
+@pytest.fixture(scope="module")
+def paths():
+    for tool in ("nvcc", "hipcc"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not installed")
+    if not CUDA_LIBRARY_INCLUDE.is_dir():
+        pytest.skip(f"CUDA library headers not fetched: {FETCH_CUDA_HEADERS}")
+    if not ROCM_LIBRARY_INCLUDE.is_dir():
+        pytest.skip(f"ROCm library headers not fetched: {FETCH_ROCM_HEADERS}")
+    return harness.Paths(real_world.CACHE, CUDA_LIBRARY_INCLUDE, ROCM_LIBRARY_INCLUDE)
+
+
+@pytest.mark.parametrize("codebase", [c for c in CODEBASES if c.reduced], ids=lambda c: c.slug)
+def test_reduced_corpus_builds_or_is_predicted(codebase, paths):
+    result = harness.run_codebase(codebase, _source_root(codebase), paths, ROOT, "test-reduced", jobs=2,
+                                  reduced=True, log=lambda _: None)
+    assert result.units == len(codebase.reduced), "a reduced unit is missing from the code base"
+    silent = [f"{f.unit}: {f.first_error}" for f in result.failures if f.silent]
+    assert not silent, "failures no finding predicts:\n" + "\n".join(silent)
+    failed = {f.unit for f in result.failures}
+    assert not failed & set(codebase.must_compile), f"must compile: {sorted(failed & set(codebase.must_compile))}"
+    assert not result.refix_changed, f"a second fix changes {result.refix_changed}"
