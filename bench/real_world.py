@@ -73,10 +73,12 @@ def _fetch_library_headers() -> bool:
 
 
 def _doc_block(current: dict, baseline: dict | None) -> str:
-    parts = [f"This version (`{current['label']}`, {current['date']}, {current['seconds']:.0f} s with a warm "
+    parts = [f"This version (`{current['label']}`, cuda2hip {current['tool_rev'][:7]}, {current['date']}, "
+             f"{current['seconds']:.0f} s with a warm "
              f"compile cache):", "", report.markdown_table(report.from_json(current))]
     if baseline:
-        parts += ["", f"Before this work (`{baseline['label']}`, the same corpus and commands):", "",
+        parts += ["", f"Before this work (`{baseline['label']}`, cuda2hip {baseline['tool_rev'][:7]}, the same corpus and "
+                  "commands):", "",
                   report.markdown_table(report.from_json(baseline))]
     return "\n".join(parts)
 
