@@ -9,6 +9,7 @@ run is `python bench/real_world.py` (a benchmark, docs/real-world.md).
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 
@@ -46,8 +47,14 @@ def paths():
 
 @pytest.mark.parametrize("codebase", [c for c in CODEBASES if c.reduced], ids=lambda c: c.slug)
 def test_reduced_corpus_builds_or_is_predicted(codebase, paths):
-    result = harness.run_codebase(codebase, _source_root(codebase), paths, ROOT, "test-reduced", jobs=2,
-                                  reduced=True, log=lambda _: None)
+    # A label of this process: checkouts that share .cache (worktrees) may run the test at once,
+    # and each run rebuilds its output tree. Compile results are cached by content, not by label.
+    label = f"test-reduced-{os.getpid()}"
+    try:
+        result = harness.run_codebase(codebase, _source_root(codebase), paths, ROOT, label, jobs=2,
+                                      reduced=True, log=lambda _: None)
+    finally:
+        shutil.rmtree(real_world.CACHE / "work" / codebase.slug / "out" / label, ignore_errors=True)
     assert result.units == len(codebase.reduced), "a reduced unit is missing from the code base"
     silent = [f"{f.unit}: {f.first_error}" for f in result.failures if f.silent]
     assert not silent, "failures no finding predicts:\n" + "\n".join(silent)
