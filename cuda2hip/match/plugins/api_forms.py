@@ -124,14 +124,18 @@ def kernel_argument_cast(node, env, ctx, args):
     return kernel_cast(node, ctx) is not None
 
 
-@fix_builder("kernel-argument-cast")
-def kernel_argument_cast_fix(match: Match, ctx, rule) -> BuiltFix | bool:
-    got = kernel_cast(match.node, ctx)
+def _cast_fix(got, match: Match, ctx, description: str) -> BuiltFix | bool:
+    """The fix of a (message, edit) that `kernel_cast` / `out_pointer_cast` found, with the API it is about."""
     if got is None:
         return False
     msg, edit = got
-    return BuiltFix([edit], message=msg, description="Cast the kernel to `const void*`",
+    return BuiltFix([edit], message=msg, description=description,
                     data={API: _by_name()[callee_name(match.node, ctx.data)][0]})
+
+
+@fix_builder("kernel-argument-cast")
+def kernel_argument_cast_fix(match: Match, ctx, rule) -> BuiltFix | bool:
+    return _cast_fix(kernel_cast(match.node, ctx), match, ctx, "Cast the kernel to `const void*`")
 
 
 # ------------------------------------------------------------------------------ HIP137
@@ -170,12 +174,7 @@ def out_pointer_cast_check(node, env, ctx, args):
 
 @fix_builder("out-pointer-cast")
 def out_pointer_cast_fix(match: Match, ctx, rule) -> BuiltFix | bool:
-    got = out_pointer_cast(match.node, ctx)
-    if got is None:
-        return False
-    msg, edit = got
-    return BuiltFix([edit], message=msg, description="Cast the pointer's address to `void**`",
-                    data={API: _by_name()[callee_name(match.node, ctx.data)][0]})
+    return _cast_fix(out_pointer_cast(match.node, ctx), match, ctx, "Cast the pointer's address to `void**`")
 
 
 # ------------------------------------------------------------------------------ HIP139
@@ -201,8 +200,6 @@ def overloaded_function_address(node, env, ctx, args):
     data = ctx.data
     got = _overloaded().get(text(node, data))
     if got is None:
-        return False
-    if node.type != "identifier":
         return False
     # Only a conversion to an object pointer (`(void*)&hipMalloc`) leaves the overload unresolved:
     # a call, a typed function pointer, a parameter of function-pointer type each pick one; a
