@@ -21,7 +21,7 @@ from ...findings import API, Edit
 from .. import hip_forms
 from ..builders import BuiltFix, Match, fix_builder
 from ..predicates import predicate
-from .cuda_ast import call_args, callee_name, capture, text
+from .cuda_ast import call_args, callee_name, capture, named, text
 from .expr_types import expression_type
 
 DATA = "calls"
@@ -196,29 +196,30 @@ def _overloaded_words() -> tuple[str, ...]:
 
 @predicate("overloaded-function-address", requires=_overloaded_words())
 def overloaded_function_address(node, env, ctx, args):
-    """`&hipMalloc`, `(void*)cuMemAlloc`: a function named as a value, not called. Adds $NAME, $HIP."""
+    """`(void*)&hipMalloc`, `(void*)cuMemAlloc`: on a cast to an object pointer, the only place
+    the overload stays unresolved (a call, a typed function pointer, a parameter of function-pointer
+    type each pick one; a macro argument may not be an address at all). Adds $NAME, $HIP, $CUDA."""
     data = ctx.data
-    got = _overloaded().get(text(node, data))
-    if got is None:
-        return False
-    # Only a conversion to an object pointer (`(void*)&hipMalloc`) leaves the overload unresolved:
-    # a call, a typed function pointer, a parameter of function-pointer type each pick one; a
-    # macro argument (`#name`) may not be an address at all.
-    up = node.parent
-    if up is not None and up.type == "pointer_expression" and text(up.child_by_field_name("operator"), data) == "&":
-        up = up.parent
-    while up is not None and up.type == "parenthesized_expression":
-        up = up.parent
-    if up is None or up.type != "cast_expression":
-        return False
-    target = " ".join(text(up.child_by_field_name("type"), data).split())
+    target = " ".join(text(node.child_by_field_name("type"), data).split())
     if "(" in target or "*" not in target:
+        return False
+    value = node.child_by_field_name("value")
+    while value is not None and value.type == "parenthesized_expression" and len(named(value)) == 1:
+        value = named(value)[0]
+    if value is not None and value.type == "pointer_expression" and text(value.child_by_field_name("operator"), data) == "&":
+        value = value.child_by_field_name("argument")
+    while value is not None and value.type == "parenthesized_expression" and len(named(value)) == 1:
+        value = named(value)[0]
+    if value is None or value.type != "identifier":
+        return False
+    got = _overloaded().get(text(value, data))
+    if got is None:
         return False
     cuda, entry = got
     rel = hip_forms.release(hip_forms.load(DATA), ctx.settings)
     if rel.rocm not in entry["releases"]:
         return False
-    return {"NAME": capture(node, data), "HIP": capture(node, data, entry["hip"]), "CUDA": capture(node, data, cuda)}
+    return {"NAME": capture(value, data), "HIP": capture(value, data, entry["hip"]), "CUDA": capture(value, data, cuda)}
 
 
 # ------------------------------------------------------------------------------ HIP131
