@@ -7,6 +7,7 @@ function body as comparisons, so such a declaration is also found by its text. H
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import tree_sitter as ts
 
@@ -18,22 +19,41 @@ _MADE_BY = {"this_thread_block": "thread_block", "this_grid": "grid_group", "coa
 _ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*(?:::)?\s*cooperative_groups\s*;")
 
 
-def _aliases(data: bytes) -> set[str]:
-    return {m.group(1).decode() for m in _ALIAS.finditer(data)}
+_USING = re.compile(rb"\busing\s+(?:namespace\s+(?:::)?\s*(cooperative_groups)\s*;|(?:::)?\s*cooperative_groups\s*::\s*(\w+)\s*;)")
 
 
-def _used(name: str, data: bytes) -> bool:
-    """Whether the file brings `name` of the namespace into scope (`using namespace` or `using`)."""
-    return re.search(rb"\busing\s+(?:namespace\s+(?:::)?\s*cooperative_groups\s*;|(?:::)?\s*cooperative_groups\s*::\s*"
-                     + re.escape(name.encode()) + rb"\s*;)", data) is not None
+@lru_cache(maxsize=8)
+def _scope(data: bytes) -> tuple[frozenset[str], bool, frozenset[str]] | None:
+    """(the file's aliases of the namespace, whether it has `using namespace cooperative_groups`,
+    the names it brings in with `using cooperative_groups::NAME`); None where the file never
+    spells the namespace, so that no name of it can be in scope. Once per file: the field rules
+    ask for each member access (bytes keep their hash, so the lookup costs no rescan)."""
+    if b"cooperative_groups" not in data:
+        return None
+    names, whole = set(), False
+    for m in _USING.finditer(data):
+        if m.group(1):
+            whole = True
+        else:
+            names.add(m.group(2).decode())
+    return frozenset(m.group(1).decode() for m in _ALIAS.finditer(data)), whole, frozenset(names)
+
+
+def names_namespace(data: bytes) -> bool:
+    """Whether the file spells the namespace at all (no class of it can be named otherwise)."""
+    return _scope(data) is not None
 
 
 def class_name(spelled: str, data: bytes) -> str | None:
     """`cooperative_groups::thread_block_tile` of the type `spelled` (`cg::thread_block_tile<32>`)
     where the file makes it name the namespace's class; None otherwise."""
+    scope = _scope(data)
+    if scope is None:
+        return None
+    aliases, whole, used = scope
     base = spelled.split("<", 1)[0].replace(" ", "").removeprefix("::")
     qual, _, name = base.rpartition("::")
-    if not name or not (qual == NAMESPACE or (qual and qual in _aliases(data)) or (not qual and _used(name, data))):
+    if not name or not (qual == NAMESPACE or (qual and qual in aliases) or (not qual and (whole or name in used))):
         return None
     return f"{NAMESPACE}::{name}"
 
@@ -80,6 +100,8 @@ def _template_declared(ident: ts.Node, data: bytes) -> str | None:
 def variable_class(ident: ts.Node, data: bytes) -> str | None:
     """The cooperative-groups class of the variable `ident` whose declared type the usual reading
     (expr_types) does not give."""
+    if not names_namespace(data):
+        return None
     made = made_class(ident, data)
     if made is not None:
         return made
