@@ -13,6 +13,7 @@ from ..rulebook.selection import SelectionError, select_rules, selector_matches
 from ..settings import Settings
 from .calls import CALL, call_named_by, callee_name
 from .compiled import CompiledRule, compile_rule
+from .prefilter import LiteralFilter
 
 # Rules the engine itself emits (kind: diagnostic), by id.
 UNUSED_SUPPRESSION = "unused-suppression"
@@ -161,21 +162,7 @@ class RuleSet:
         its first non-digit on), if the caller has them: an identifier-shaped literal occurs in
         `data` exactly when it occurs in one of these words, and the distinct words are a
         fraction of the text to search."""
-        found: dict[str, bool] = {}  # each literal searched for once: rules share them
-        text = b" ".join(words) if words else b""
-
-        def has(lit: str) -> bool:
-            got = found.get(lit)
-            if got is None:
-                raw = _LITERALS.get(lit)
-                if raw is None:
-                    raw = _LITERALS[lit] = (lit.encode(), _IDENTIFIER.fullmatch(lit) is not None)
-                got = found[lit] = raw[0] in (text if words is not None and raw[1] else data)
-            return got
-
-        keep = [r for r in self._entries if all(has(lit) for lit in r.literals)
-                and (r.alternatives is None
-                     or any(all(has(lit) for lit in group) for group in r.alternatives))]
+        keep = self._literal_filter.keep(data, words)
         if len(keep) == len(self._entries) and not any(type(r) is Deferred for r in keep):
             return self
         # Files that keep the same rules share one set, and with it its dispatch tables.
@@ -185,6 +172,10 @@ class RuleSet:
             got = self._subsets[key] = RuleSet([self._compiled(r) for r in keep], self.known_codes,
                                                self.selected_codes, self.engine)
         return got
+
+    @cached_property
+    def _literal_filter(self) -> LiteralFilter:
+        return LiteralFilter(self._entries)
 
     @cached_property
     def _subsets(self) -> dict[tuple[int, ...], "RuleSet"]:
@@ -246,8 +237,6 @@ class CalleeIndex:
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
-# pre-filter literal -> (its bytes, whether it is identifier-shaped)
-_LITERALS: dict[str, tuple[bytes, bool]] = {}
 
 
 class Engine:

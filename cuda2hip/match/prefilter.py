@@ -1,0 +1,77 @@
+"""The rules' cheap pre-filter: which rules can match a file, from the literal words their
+patterns and predicates need (a rule is kept when all its `literals` occur in the file and, if it
+has `alternatives`, every literal of one of the groups does).
+
+A rule set asks once per file about ~1,500 distinct literals; searching the text for each one
+cost ~3 ms a file. Here all the identifier-shaped literals are found in one pass over the file's
+distinct words by an Aho-Corasick automaton (pyahocorasick), and each rule is then one or two set
+operations. The answer is the one substring search gives: an identifier-shaped literal occurs in
+the text exactly when it occurs in one of its identifier-shaped words (frontends/cuda.py
+`distinct_words`); the other literals are searched in the text itself.
+"""
+
+from __future__ import annotations
+
+import re
+
+IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+
+
+class _Test:
+    """One rule's condition over the ids of the literals present."""
+
+    __slots__ = ("entry", "required", "alternatives", "singles", "groups")
+
+    def __init__(self, entry, ids: dict[str, int]):
+        self.entry = entry
+        self.required = frozenset(ids[lit] for lit in entry.literals)
+        alts = entry.alternatives
+        self.alternatives = alts is not None
+        # An empty group holds for every file; one-literal groups: any of them will do.
+        self.singles = frozenset(ids[g[0]] for g in alts or () if len(g) == 1)
+        self.groups = tuple(frozenset(ids[lit] for lit in g) for g in alts or () if len(g) != 1)
+
+    def holds(self, present: set[int]) -> bool:
+        if not self.required <= present:
+            return False
+        if not self.alternatives:
+            return True
+        return not self.singles.isdisjoint(present) or any(g <= present for g in self.groups)
+
+
+class LiteralFilter:
+    """The pre-filter of one list of rule entries (compiled rules, or deferred ones with their
+    cached literals)."""
+
+    def __init__(self, entries: list):
+        literals = sorted({lit for e in entries for lit in e.literals}
+                          | {lit for e in entries for g in e.alternatives or () for lit in g})
+        ids = {lit: i for i, lit in enumerate(literals)}
+        self._tests = [_Test(e, ids) for e in entries]
+        self._words = [(i, lit) for i, lit in enumerate(literals) if IDENTIFIER.fullmatch(lit)]
+        self._other = [(i, lit.encode()) for i, lit in enumerate(literals) if not IDENTIFIER.fullmatch(lit)]
+        self._automaton = None
+        if self._words:
+            import ahocorasick  # C extension: loaded only by a run whose rules have literals
+
+            automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
+            for i, lit in self._words:
+                automaton.add_word(lit, i)
+            automaton.make_automaton()
+            self._automaton = automaton
+
+    def present(self, data: bytes, words: "set[bytes] | None") -> set[int]:
+        """Ids of the literals that occur in `data` (`words`: its identifier-shaped words)."""
+        found = {i for i, raw in self._other if raw in data}
+        if self._automaton is not None:
+            if words is None:
+                found.update(i for i, lit in self._words if lit.encode() in data)
+            elif words:
+                text = b" ".join(words).decode("ascii")
+                found.update(i for _, i in self._automaton.iter(text))
+        return found
+
+    def keep(self, data: bytes, words: "set[bytes] | None" = None) -> list:
+        """The entries that can match `data`, in their order."""
+        present = self.present(data, words)
+        return [t.entry for t in self._tests if t.holds(present)]

@@ -1,0 +1,50 @@
+"""The rules' pre-filter (match/prefilter.py) keeps exactly the rules a plain substring search of
+each literal keeps, including literals inside longer words and literals that are not words."""
+
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cuda2hip.frontends.cuda import distinct_words
+from cuda2hip.match.prefilter import IDENTIFIER, LiteralFilter
+
+LITERALS = st.sampled_from(["cuda", "cudaMalloc", "Malloc", "x", "__syncthreads", "<<<", "::", "warpSize",
+                            "a$b", "threadIdx"])
+ENTRIES = st.lists(st.builds(
+    lambda lits, alts: SimpleNamespace(literals=tuple(lits), alternatives=alts),
+    st.lists(LITERALS, max_size=2),
+    st.none() | st.lists(st.lists(LITERALS, max_size=3).map(tuple), max_size=4).map(tuple)), max_size=8)
+TEXT = st.lists(st.sampled_from(["cudaMallocHost", "x", " ", "\n", "<<", "<", "::", "__syncthreads()", "warp",
+                                 "Size", "a$b", "7cuda", "threadIdx.x", "// Malloc"]), max_size=20).map(
+    lambda parts: "".join(parts).encode())
+
+
+def _naive(entries, data: bytes) -> list:
+    def has(lit: str) -> bool:
+        return lit.encode() in data
+
+    return [e for e in entries if all(map(has, e.literals))
+            and (e.alternatives is None or any(all(map(has, g)) for g in e.alternatives))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(ENTRIES, TEXT)
+def test_keeps_what_substring_search_keeps(entries, data):
+    lf = LiteralFilter(entries)
+    assert lf.keep(data, distinct_words(data)) == _naive(entries, data)
+    assert lf.keep(data, None) == _naive(entries, data)
+
+
+def test_literal_inside_a_longer_word_counts():
+    entry = SimpleNamespace(literals=("Malloc",), alternatives=None)
+    assert LiteralFilter([entry]).keep(b"cudaMallocHost(p);", {b"cudaMallocHost", b"p"}) == [entry]
+
+
+def test_one_literal_groups_are_any_of():
+    entry = SimpleNamespace(literals=(), alternatives=(("asyncEngineCount",), ("pciBusID",), ("a", "b")))
+    lf = LiteralFilter([entry])
+    assert lf.keep(b"p.pciBusID", {b"p", b"pciBusID"}) == [entry]
+    assert lf.keep(b"a", {b"a"}) == []
+    assert lf.keep(b"a b", {b"a", b"b"}) == [entry]
+    assert IDENTIFIER.fullmatch("pciBusID")
