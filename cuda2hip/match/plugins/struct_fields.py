@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from .. import hip_forms
 from ..predicates import predicate
-from .cg_types import class_name, variable_class
+from .cg_types import class_name, names_namespace, variable_class
 from .cuda_ast import capture, text
 from .expr_types import expression_type
 
@@ -90,13 +90,25 @@ def _chain(node) -> tuple[list[str], object]:
     return parts[::-1], node
 
 
+def _spells_a_struct(ctx) -> bool:
+    """Whether the file spells one of the data's struct or class names (once per file). Where it
+    spells none, no type it shows is one of them: only a distinctive field name can be reported."""
+    cache = ctx.file_cache
+    got = cache.get("struct-fields:spelled")
+    if got is None:
+        data = ctx.file_context.data
+        got = cache["struct-fields:spelled"] = names_namespace(data) or any(
+            name.encode() in data for name in _index()[0] if "::" not in name)
+    return got
+
+
 def _analyse(node, ctx):
     """(message, severity, the field as `cudaStruct.field`) for a member access of a field HIP lacks at the target, else None."""
     data = ctx.data
     field = node.child_by_field_name("field")
     by_name, words = _index()
     name = text(field, data)
-    if name not in words:
+    if name not in words or not (_spells_a_struct(ctx) or _DISTINCTIVE.fullmatch(name)):
         return None
     facts = hip_forms.load(DATA)
     structs, releases = facts["structs"], facts["releases"]
