@@ -151,36 +151,57 @@ def literal_suffix(node: ts.Node, data: bytes) -> str:
 # ---------------------------------------------------------------- declarations in scope
 
 
-def declarations_before(node: ts.Node, data: bytes) -> list[tuple[str, ts.Node, ts.Node]]:
-    """(name, type node, declaration node) of the parameters of the enclosing function and of
-    the declarations in enclosing blocks that come before `node` (C++ scoping, simplified)."""
-    out: list[tuple[str, ts.Node, ts.Node]] = []
-    fn = enclosing_function(node)
+_BLOCKS = ("compound_statement", "for_statement", "translation_unit", "case_statement")
+
+
+def _parameters(fn: ts.Node | None) -> ts.Node | None:
+    """The parameter list of a function definition or lambda."""
+    if fn is None:
+        return None
+    decl = fn.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    params = decl.child_by_field_name("parameters") if decl is not None else None
+    if params is None and fn.type == "lambda_expression":
+        d = fn.child_by_field_name("declarator")
+        params = d.child_by_field_name("parameters") if d is not None else None
+    return params
+
+
+def _scopes_before(node: ts.Node, fn: ts.Node | None, data: bytes, needle: bytes | None):
+    """(block, the child of it that holds `node`) from the innermost block out, up to `fn`;
+    with `needle`, only the blocks whose text before `node` holds it (no declaration of that
+    name can be in the others)."""
     cur = node
     while cur is not None and cur != fn:
         parent = cur.parent
         if parent is None:
             break
-        if parent.type in ("compound_statement", "for_statement", "translation_unit", "case_statement"):
-            for sib in parent.named_children:
-                if sib.start_byte >= cur.start_byte:
-                    break
-                if sib.type == "declaration":
-                    out.extend(_declared(sib, data))
+        if parent.type in _BLOCKS and (needle is None or data.find(needle, parent.start_byte, cur.start_byte) != -1):
+            yield parent, cur
         cur = parent
-    if fn is not None:
-        decl = fn.child_by_field_name("declarator")
-        while decl is not None and decl.type != "function_declarator":
-            decl = decl.child_by_field_name("declarator")
-        params = decl.child_by_field_name("parameters") if decl is not None else None
-        if params is None and fn.type == "lambda_expression":
-            d = fn.child_by_field_name("declarator")
-            params = d.child_by_field_name("parameters") if d is not None else None
-        for p in named(params) if params is not None else []:
-            if p.type in ("parameter_declaration", "optional_parameter_declaration"):
-                name = declarator_name(p.child_by_field_name("declarator"), data)
-                if name:
-                    out.append((name, p.child_by_field_name("type"), p))
+
+
+def _parameter_declarations(params: ts.Node | None, data: bytes):
+    for p in named(params) if params is not None else []:
+        if p.type in ("parameter_declaration", "optional_parameter_declaration"):
+            name = declarator_name(p.child_by_field_name("declarator"), data)
+            if name:
+                yield name, p.child_by_field_name("type"), p
+
+
+def declarations_before(node: ts.Node, data: bytes) -> list[tuple[str, ts.Node, ts.Node]]:
+    """(name, type node, declaration node) of the parameters of the enclosing function and of
+    the declarations in enclosing blocks that come before `node` (C++ scoping, simplified)."""
+    out: list[tuple[str, ts.Node, ts.Node]] = []
+    fn = enclosing_function(node)
+    for block, cur in _scopes_before(node, fn, data, None):
+        for sib in block.named_children:
+            if sib.start_byte >= cur.start_byte:
+                break
+            if sib.type == "declaration":
+                out.extend(_declared(sib, data))
+    out.extend(_parameter_declarations(_parameters(fn), data))
     return out
 
 
@@ -195,12 +216,25 @@ def _declared(decl: ts.Node, data: bytes) -> list[tuple[str, ts.Node, ts.Node]]:
 
 
 def find_declaration(node: ts.Node, name: str, data: bytes) -> tuple[ts.Node, ts.Node] | None:
-    """(type node, declaration) of the nearest declaration of `name` visible at `node`."""
-    found = None
-    for n, typ, decl in declarations_before(node, data):
-        if n == name and found is None:
-            found = (typ, decl)
-    return found
+    """(type node, declaration) of the nearest declaration of `name` visible at `node`: the first
+    of `declarations_before` named so. Blocks and declarations whose text lacks the name are
+    skipped unread (the rules ask this for many identifiers of long functions)."""
+    needle = name.encode()
+    fn = enclosing_function(node)
+    for block, cur in _scopes_before(node, fn, data, needle):
+        for sib in block.named_children:
+            if sib.start_byte >= cur.start_byte:
+                break
+            if sib.type == "declaration" and data.find(needle, sib.start_byte, sib.end_byte) != -1:
+                for n, typ, decl in _declared(sib, data):
+                    if n == name:
+                        return typ, decl
+    params = _parameters(fn)
+    if params is not None and data.find(needle, params.start_byte, params.end_byte) != -1:
+        for n, typ, decl in _parameter_declarations(params, data):
+            if n == name:
+                return typ, decl
+    return None
 
 
 def file_scope_declaration(ctx, name: str):
