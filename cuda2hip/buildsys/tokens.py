@@ -8,7 +8,7 @@ Makefile holds them in variable values and recipe lines, separated by blanks.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from .cmake_syntax import Argument
 
@@ -18,8 +18,7 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 IMPORTED_TARGET = re.compile(r"(?<!\w)(?<!::)[A-Za-z_][\w.+-]*::[\w.+-]+")
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):  # a tuple: build files hold tens of thousands of tokens
     start: int
     end: int
     text: str
@@ -47,7 +46,10 @@ def cmake_tokens(arg: Argument) -> list[Token]:
 
 
 def make_tokens(data: bytes, start: int, end: int) -> list[Token]:
-    text = data[start:end].decode("utf-8", "replace")
+    raw = data[start:end]
+    if raw.isascii():  # offsets into the text are offsets into the bytes
+        return [Token(start + m.start(), start + m.end(), m.group()) for m in _MAKE_ATOM.finditer(raw.decode("ascii"))]
+    text = raw.decode("utf-8", "replace")
     # offsets: the text may hold multi-byte characters, so map through the encoded prefix
     out = []
     for m in _MAKE_ATOM.finditer(text):
