@@ -25,7 +25,6 @@ any order, so only the runtime is moved up.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -34,6 +33,7 @@ from ..findings import Edit
 from .api_tables import hip_names, resolve_tables, table_rows
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .include_layout import Include, scan
+from .scanners import scanner
 from .std_headers import is_standard_header
 
 # Headers that declare everything a .cu file gets from nvcc's implicit include (the CUDA ones are
@@ -41,14 +41,14 @@ from .std_headers import is_standard_header
 FULL_RUNTIME = frozenset({"hip/hip_runtime.h", "cuda_runtime.h", "cuda.h"})
 API_RUNTIME = frozenset({"hip/hip_runtime_api.h", "cuda_runtime_api.h"})
 # Kernel code: needs hip_runtime.h itself (hip_runtime_api.h lacks threadIdx & co., HIP 5.2).
-_DEVICE_SYNTAX = re.compile(
+_DEVICE_SYNTAX = (
     rb"__global__|__device__|__shared__|__constant__|__managed__|<<<|"
     rb"\b(?:threadIdx|blockIdx|blockDim|gridDim|warpSize|__syncthreads\w*|__threadfence\w*|__shfl\w*|"
     rb"__ballot\w*|__activemask|__ldg|atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)\w*)\b")
 # The runtime API (CUDA or HIP spelling: the rule runs before and after renames), vector types
 # and the qualifiers of hip_runtime_api.h's host_defines.
-_API_NAME = re.compile(rb"\b(?:cuda|hip|cu)[A-Z]\w*")
-_API_SYNTAX = re.compile(
+_API_NAME = rb"\b(?:cuda|hip|cu)[A-Z]\w*"
+_API_SYNTAX = (
     rb"\b(?:make_)?(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]\b|\bdim3\b|"
     rb"\b__(?:host|forceinline|noinline|launch_bounds)__")
 _NOT_CODE = frozenset({"comment", "string_literal", "string_content", "raw_string_literal", "raw_string_content",
@@ -87,7 +87,7 @@ class RuntimeIncludeRule(CompiledRule):
                 provided += params.get("provided_by_hip_profile", [])
             self.full, self.api = frozenset(provided), frozenset()
         self.kernel_syntax = params.get("kernel_syntax", True)
-        self._api_name = re.compile(params["names_pattern"].encode()) if "names_pattern" in params else _API_NAME
+        self._api_name = scanner(params["names_pattern"].encode() if "names_pattern" in params else _API_NAME)
         self.runtime_first = frozenset(params.get("needs_runtime_first", ()))
         self.messages = params.get("messages", {})
         for key in ("late", "extern_c", "after_local") if self.ordered else ():
@@ -248,13 +248,13 @@ class RuntimeIncludeRule(CompiledRule):
         for inc in includes:
             if inc.header in self.runtime_first:
                 return inc.start, inc.end - 1, f"#include <{inc.header}>", DEVICE
-        for m in _DEVICE_SYNTAX.finditer(data) if self.kernel_syntax else ():
+        for m in scanner(_DEVICE_SYNTAX).finditer(data) if self.kernel_syntax else ():
             if _in_code(tree, m.start(), m.end()):
                 return m.start(), m.end(), m.group().decode(), DEVICE
         for m in self._api_name.finditer(data):
             if m.group() in self.names and _in_code(tree, m.start(), m.end()):
                 return m.start(), m.end(), m.group().decode(), API
-        for m in _API_SYNTAX.finditer(data) if self.kernel_syntax else ():
+        for m in scanner(_API_SYNTAX).finditer(data) if self.kernel_syntax else ():
             if _in_code(tree, m.start(), m.end()):
                 return m.start(), m.end(), m.group().decode(), API
         return None
@@ -263,7 +263,7 @@ class RuntimeIncludeRule(CompiledRule):
         """Whether something between `start` and `end` needs the runtime."""
         if any(start <= i.start < end and i.header in self.runtime_first for i in includes):
             return True
-        patterns = [self._api_name] + ([_DEVICE_SYNTAX, _API_SYNTAX] if self.kernel_syntax else [])
+        patterns = [self._api_name] + ([scanner(_DEVICE_SYNTAX), scanner(_API_SYNTAX)] if self.kernel_syntax else [])
         for pattern in patterns:
             for m in pattern.finditer(data, start, end):
                 if (pattern is not self._api_name or m.group() in self.names) and _in_code(tree, m.start(), m.end()):

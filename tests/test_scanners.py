@@ -1,0 +1,34 @@
+"""The whole-file scanners run on RE2 (match/scanners.py) find what Python's `re` finds, at the
+same byte offsets, on any bytes and from any start or end offset."""
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cuda2hip.match import runtime_include
+from cuda2hip.match.scanners import scanner
+
+PATTERNS = [runtime_include._DEVICE_SYNTAX, runtime_include._API_NAME, runtime_include._API_SYNTAX]
+PIECES = st.sampled_from([b"threadIdx", b"__global__", b"<<<", b"cudaMalloc", b"hipFree", b"float4", b"dim3",
+                          b"x", b"_", b" ", b"\n", b"\xe9", b"\xff", b"\xc3\xa9", b"__shfl_xor", b"atomicAdd", b"9"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(PIECES, max_size=12).map(b"".join), st.integers(0, 40), st.integers(0, 40))
+def test_same_matches_as_re(data, pos, cut):
+    end = max(pos, len(data) - cut)
+    for pattern in PATTERNS:
+        compiled = re.compile(pattern)
+        want = [(m.start(), m.end(), m.group()) for m in compiled.finditer(data, pos, end)]
+        found = scanner(pattern).search(data, pos, end)
+        assert (found.start(), found.end()) == want[0][:2] if want else found is None
+        assert [(m.start(), m.end(), m.group()) for m in scanner(pattern).finditer(data, pos, end)] == want
+
+
+def test_refuses_patterns_whose_meaning_differs():
+    with pytest.raises(ValueError):
+        scanner(rb"\s+x")
+    with pytest.raises(ValueError):
+        scanner(rb"(?<!\w)x")
