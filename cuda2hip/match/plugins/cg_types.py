@@ -89,12 +89,29 @@ def _template_declared(ident: ts.Node, data: bytes) -> str | None:
     fn = enclosing_function(ident)
     if fn is None:
         return None
-    name = re.escape(text(ident, data).encode())
-    pattern = rb"((?:\w+\s*::\s*)*\w+)\s*<[^;{}()<>]*>\s*&?\s*" + name + rb"\s*[=;({]"
+    name = text(ident, data)
+    seen = _declarations_seen(data)
+    key = (fn.start_byte, fn.end_byte, name)
+    matches = seen.get(key)
+    if matches is None:
+        # Once per function and name (the rules ask for each use of a variable). From a given
+        # start such a match has one end, so the matches before a use are those the text cut at
+        # the use would give.
+        pattern = rb"((?:\w+\s*::\s*)*\w+)\s*<[^;{}()<>]*>\s*&?\s*" + re.escape(name.encode()) + rb"\s*[=;({]"
+        matches = seen[key] = [(fn.start_byte + m.end(), m.group(1).decode())
+                               for m in re.finditer(pattern, data[fn.start_byte:fn.end_byte])]
     found = None
-    for m in re.finditer(pattern, data[fn.start_byte:ident.start_byte]):
-        found = m.group(1).decode()
+    for end, spelled in matches:
+        if end > ident.start_byte:
+            break
+        found = spelled
     return found
+
+
+@lru_cache(maxsize=2)
+def _declarations_seen(data: bytes) -> dict[tuple[int, int, str], list[tuple[int, str]]]:
+    """(function start, end, name) -> (end, type) of its `TYPE<...> name` texts, for one file."""
+    return {}
 
 
 def variable_class(ident: ts.Node, data: bytes) -> str | None:
