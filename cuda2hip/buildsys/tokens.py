@@ -8,6 +8,7 @@ Makefile holds them in variable values and recipe lines, separated by blanks.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from .cmake_syntax import Argument
@@ -45,17 +46,19 @@ def cmake_tokens(arg: Argument) -> list[Token]:
     return out
 
 
-def make_tokens(data: bytes, start: int, end: int) -> list[Token]:
+@lru_cache(maxsize=64)  # the flag and the library rules read the same lines one after the other
+def make_tokens(data: bytes, start: int, end: int) -> tuple[Token, ...]:
     raw = data[start:end]
     if raw.isascii():  # offsets into the text are offsets into the bytes
-        return [Token(start + m.start(), start + m.end(), m.group()) for m in _MAKE_ATOM.finditer(raw.decode("ascii"))]
+        return tuple(Token(start + m.start(), start + m.end(), m.group())
+                     for m in _MAKE_ATOM.finditer(raw.decode("ascii")))
     text = raw.decode("utf-8", "replace")
     # offsets: the text may hold multi-byte characters, so map through the encoded prefix
     out = []
     for m in _MAKE_ATOM.finditer(text):
         s = start + len(text[:m.start()].encode())
         out.append(Token(s, s + len(m.group().encode()), m.group()))
-    return out
+    return tuple(out)
 
 
 def removal_span(data: bytes, start: int, end: int, lo: int, hi: int) -> tuple[int, int]:
