@@ -90,15 +90,32 @@ def _chain(node) -> tuple[list[str], object]:
     return parts[::-1], node
 
 
-def _spells_a_struct(ctx) -> bool:
-    """Whether the file spells one of the data's struct or class names (once per file). Where it
-    spells none, no type it shows is one of them: only a distinctive field name can be reported."""
-    cache = ctx.file_cache
-    got = cache.get("struct-fields:spelled")
+@lru_cache(maxsize=1)
+def _owners() -> dict[str, tuple[tuple[str, ...], bool]]:
+    """Field name -> (the names of the structs with a field path ending in it, whether one of
+    them is a cooperative-groups class)."""
+    structs = hip_forms.load(DATA)["structs"]
+    names: dict[str, set[str]] = {}
+    classes: set[str] = set()
+    for cuda, entry in structs.items():
+        for path in entry["fields"]:
+            last = path.rsplit(".", 1)[-1]
+            names.setdefault(last, set()).update(n for n in (cuda, entry["hip"], *entry["records"].values())
+                                                 if "::" not in n)
+            if "::" in cuda:
+                classes.add(last)
+    return {last: (tuple(sorted(owners)), last in classes) for last, owners in names.items()}
+
+
+def _owner_spelled(name: str, ctx) -> bool:
+    """Whether the file spells a struct or class with a field path ending in `name` (once per
+    file and name). Where it spells none, no type it shows is one that reports `name`."""
+    cache = ctx.file_cache.setdefault("struct-fields:owners", {})
+    got = cache.get(name)
     if got is None:
         data = ctx.file_context.data
-        got = cache["struct-fields:spelled"] = names_namespace(data) or any(
-            name.encode() in data for name in _index()[0] if "::" not in name)
+        owners, cg_class = _owners().get(name, ((), False))
+        got = cache[name] = (cg_class and names_namespace(data)) or any(o.encode() in data for o in owners)
     return got
 
 
@@ -108,7 +125,7 @@ def _analyse(node, ctx):
     field = node.child_by_field_name("field")
     by_name, words = _index()
     name = text(field, data)
-    if name not in words or not (_spells_a_struct(ctx) or _DISTINCTIVE.fullmatch(name)):
+    if name not in words or not (_owner_spelled(name, ctx) or _DISTINCTIVE.fullmatch(name)):
         return None
     facts = hip_forms.load(DATA)
     structs, releases = facts["structs"], facts["releases"]
