@@ -131,12 +131,19 @@ class RuleSet:
 
     @cached_property
     def _callee_index(self) -> "CalleeIndex":
-        index = CalleeIndex()
-        for r in self.visitors:
-            if not r.by_text and r.callees is not None:
+        members = tuple(r for r in self.visitors if not r.by_text and r.callees is not None)
+        # Files keep hundreds of different subsets of the rules, mostly with the same call
+        # rules: their index (thousands of names) is built once per combination. The cache
+        # holds the rules, so that their ids stay theirs.
+        key = tuple(map(id, members))
+        got = _CALLEE_INDEXES.get(key)
+        if got is None:
+            index = CalleeIndex()
+            for r in members:
                 index.add(r)
-        index.settle()
-        return index
+            index.settle()
+            got = _CALLEE_INDEXES[key] = (members, index)
+        return got[1]
 
     @cached_property
     def text_visitors(self) -> list[CompiledRule]:
@@ -190,6 +197,10 @@ class RuleSet:
     def without(self, codes: set[str]) -> "RuleSet":
         return RuleSet([r for r in self._entries if r.code not in codes], self.known_codes, self.selected_codes,
                        self.engine)
+
+
+# rule ids -> (the rules, their CalleeIndex); see RuleSet._callee_index
+_CALLEE_INDEXES: dict[tuple[int, ...], tuple[tuple, "CalleeIndex"]] = {}
 
 
 class CalleeIndex:
