@@ -4,10 +4,10 @@ same byte offsets, on any bytes and from any start or end offset."""
 import re
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cuda2hip.match import runtime_include
+from cuda2hip.match import runtime_include, scanners
 from cuda2hip.match.scanners import scanner
 
 PATTERNS = [runtime_include._DEVICE_SYNTAX, runtime_include._API_NAME, runtime_include._API_SYNTAX]
@@ -15,9 +15,18 @@ PIECES = st.sampled_from([b"threadIdx", b"__global__", b"<<<", b"cudaMalloc", b"
                           b"x", b"_", b" ", b"\n", b"\xe9", b"\xff", b"\xc3\xa9", b"__shfl_xor", b"atomicAdd", b"9"])
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(PIECES, max_size=12).map(b"".join), st.integers(0, 40), st.integers(0, 40))
-def test_same_matches_as_re(data, pos, cut):
+@pytest.fixture(params=["re", "re2"])
+def engine(request, monkeypatch):
+    """The scanners as a process runs them before (`re`) and after (RE2) RE_BYTES of text."""
+    monkeypatch.setattr(scanners, "RE_BYTES", 1 << 62 if request.param == "re" else 0)
+    scanner.cache_clear()
+    yield request.param
+    scanner.cache_clear()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.lists(PIECES, max_size=12).map(b"".join), pos=st.integers(0, 40), cut=st.integers(0, 40))
+def test_same_matches_as_re(engine, data, pos, cut):
     end = max(pos, len(data) - cut)
     for pattern in PATTERNS:
         compiled = re.compile(pattern)
@@ -32,3 +41,15 @@ def test_refuses_patterns_whose_meaning_differs():
         scanner(rb"\s+x")
     with pytest.raises(ValueError):
         scanner(rb"(?<!\w)x")
+
+
+def test_switches_to_re2_after_enough_text(monkeypatch):
+    monkeypatch.setattr(scanners, "RE_BYTES", 100)
+    monkeypatch.setattr(scanners, "_scanned", 0)
+    scanner.cache_clear()
+    s = scanner(runtime_include._API_NAME)
+    assert [m.group() for m in s.finditer(b"cudaFree(p);" * 5)] == [b"cudaFree"] * 5  # 60 bytes: re
+    assert s._re2 is None
+    assert [m.group() for m in s.finditer(b"cudaFree(p);" * 10)] == [b"cudaFree"] * 10  # past 100: RE2
+    assert s._re2 is not None
+    scanner.cache_clear()

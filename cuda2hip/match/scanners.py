@@ -1,46 +1,64 @@
 """Fixed built-in patterns that scan whole files, run on RE2 (google-re2, already a dependency
-for user rules' expressions).
+for user rules' expressions) once a run has scanned enough text for it to pay.
 
 Python's `re` tries each alternative at every offset of a pattern like `\\b(?:threadIdx|...)`
 (no literal prefix to skip ahead to): over cuda-samples' 7.5 MB of sources such a scan takes
-~0.2 s, RE2's automaton ~0.02 s. Only patterns that mean the same in both engines belong here:
-bytes, ASCII `\\w` and `\\b` (both engines' bytes semantics), no `\\s` (RE2's lacks `\\v`), no
-lookaround or backreferences (RE2 refuses those). Compiled on first use: importing RE2 costs
-start-up time a file that needs no scan should not pay.
+~0.2 s, RE2's automaton ~0.02 s. Importing RE2 costs ~3 ms, more than `re` spends on a
+pre-commit call's few files: a process scans its first `RE_BYTES` with `re`, then switches.
+Only patterns that mean the same in both engines belong here: bytes, ASCII `\\w` and `\\b` (both
+engines' bytes semantics), no `\\s` (RE2's lacks `\\v`), no lookaround or backreferences (RE2
+refuses those); tests/test_scanners.py holds both engines to the same matches.
 """
 
 from __future__ import annotations
 
+import re
 from functools import cache
+
+RE_BYTES = 1 << 20  # text a process scans with `re` before it loads RE2
+_scanned = 0
 
 
 class Scanner:
-    """`finditer` and `search` as `re`'s: the text ends at `endpos` (RE2 would read on past it,
-    so that `\b` at `endpos` inside a word would not match)."""
+    """`finditer` and `search` as `re`'s (`pos`, `endpos` included; RE2 would read on past
+    `endpos`, so that `\\b` at `endpos` inside a word would not match)."""
 
-    __slots__ = ("_re2",)
+    __slots__ = ("pattern", "_re", "_re2")
 
-    def __init__(self, compiled):
-        self._re2 = compiled
+    def __init__(self, pattern: bytes):
+        self.pattern = pattern
+        self._re = None
+        self._re2 = None
+
+    def _engine(self, size: int):
+        global _scanned
+        if self._re2 is None and _scanned + size <= RE_BYTES:
+            _scanned += size
+            if self._re is None:
+                self._re = re.compile(self.pattern)
+            return self._re
+        if self._re2 is None:
+            import re2
+
+            options = re2.Options()
+            options.encoding = re2.Options.Encoding.LATIN1  # bytes in, byte offsets out, like `re`
+            self._re2 = re2.compile(self.pattern, options)
+        return self._re2
 
     def finditer(self, data: bytes, pos: int = 0, endpos: int | None = None):
         if endpos is not None and endpos < len(data):
             data = data[:endpos]
-        return self._re2.finditer(data, pos)
+        return self._engine(len(data) - pos).finditer(data, pos)
 
     def search(self, data: bytes, pos: int = 0, endpos: int | None = None):
         if endpos is not None and endpos < len(data):
             data = data[:endpos]
-        return self._re2.search(data, pos)
+        return self._engine(len(data) - pos).search(data, pos)
 
 
 @cache
 def scanner(pattern: bytes) -> Scanner:
-    """The RE2 form of `pattern`; match objects have `start`, `end`, `group`."""
+    """The scanner of `pattern`; match objects have `start`, `end`, `group`."""
     if b"\\s" in pattern or b"(?=" in pattern or b"(?!" in pattern or b"(?<" in pattern:
         raise ValueError(f"not a pattern RE2 runs as `re` does: {pattern!r}")
-    import re2
-
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1  # bytes in, byte offsets out, like `re`
-    return Scanner(re2.compile(pattern, options))
+    return Scanner(pattern)
