@@ -64,6 +64,23 @@ def _dispatch_query(kinds: frozenset[str], with_comments: bool, with_definitions
 _RUN_KINDS: frozenset[str] | None = None
 
 
+_BUILT_KINDS: list[frozenset[str]] = []  # the kinds of the dispatch queries built so far
+
+
+def _query_kinds(kinds: frozenset[str]) -> frozenset[str]:
+    """The kinds of the dispatch query that serves `kinds`: the run's (`_RUN_KINDS`), else one
+    built before that holds them (a file's macro bodies want a subset of its kinds), else all
+    the kinds asked for so far (the headers a one-file check reads keep other subsets)."""
+    if _RUN_KINDS is not None and kinds <= _RUN_KINDS:
+        return _RUN_KINDS
+    for built in _BUILT_KINDS:
+        if kinds <= built:
+            return built
+    union = kinds.union(*_BUILT_KINDS)
+    _BUILT_KINDS.append(union)
+    return union
+
+
 def _walk(root: ts.Node, kinds: frozenset[str], with_comments: bool) -> dict[str, list[ts.Node]]:
     """What `_dispatch_query` captures, by walking the tree (preorder = the query's order)."""
     nodes: list[ts.Node] = []
@@ -121,13 +138,13 @@ def capture(ctx: FileContext, kinds: frozenset[str], with_comments: bool) -> dic
     if parsing.walk_instead_of_query("dispatch", len(ctx.data), ctx.tree.root_node):  # see parse.py
         found = _walk(ctx.tree.root_node, _named_kinds(kinds), with_comments)
     else:
-        # For the whole file (not a macro body), also the nodes naming its definitions.
-        whole_file = ctx.parent is None
-        if _RUN_KINDS is not None and kinds <= _RUN_KINDS:
-            kinds = _RUN_KINDS
-        found = ts.QueryCursor(_dispatch_query(kinds, with_comments, whole_file)).captures(ctx.tree.root_node)
-        if whole_file:
-            ctx.cache[defined_names.NODES_KEY] = found.pop(defined_names.CAPTURE, [])
+        # One query captures comments and the nodes naming the file's definitions too (kept for
+        # the whole file, not a macro body): building a query costs ~50 ms, a capture of a
+        # typical file about a millisecond.
+        found = ts.QueryCursor(_dispatch_query(_query_kinds(kinds), True, True)).captures(ctx.tree.root_node)
+        definitions = found.pop(defined_names.CAPTURE, [])
+        if ctx.parent is None:
+            ctx.cache[defined_names.NODES_KEY] = definitions
         if not with_comments:
             found.pop("comment", None)
     for nodes in found.values():
@@ -253,8 +270,7 @@ class CudaFrontend(Frontend):
     def prepare(self, rules: RuleSet) -> None:
         global _RUN_KINDS
         _RUN_KINDS = rules.dispatch_kinds | rules.fragment_rules.dispatch_kinds
-        for with_comments, whole_file in ((False, True), (True, True), (False, False)):
-            _dispatch_query(_RUN_KINDS, with_comments, whole_file)
+        _dispatch_query(_RUN_KINDS, True, True)
 
     def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
              validate: bool = True) -> LintResult:
