@@ -18,11 +18,10 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from itertools import accumulate, repeat
-from operator import add
 from dataclasses import dataclass, field
 from pathlib import Path
 
+_NEWLINE = re.compile(rb"\n")  # '\n' ends a line (see SourceText.line_starts)
 UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 # Sniff this many leading bytes for NUL to recognise binary files (as git and grep do).
@@ -171,9 +170,8 @@ class SourceText:
     def line_starts(self) -> list[int]:
         if self._line_starts is None:
             # '\n' ends a line: in LF and CRLF files, and in CR-only ones as held (see cr_only)
-            # each line's length + 1, summed (iterators that run in C: a file has ~10^5 lines)
-            lines = self.data.split(b"\n")
-            self._line_starts = list(accumulate(map(add, map(len, lines[:-1]), repeat(1)), initial=0))
+            # a match per newline: ~2x faster than a find() loop, and no copy of the text
+            self._line_starts = [0] + [m.end() for m in _NEWLINE.finditer(self.data)]
         return self._line_starts
 
     def position(self, offset: int) -> tuple[int, int]:

@@ -92,3 +92,12 @@ def test_rules_listing_has_the_build_rules():
     rules = {r["code"]: r for r in json.loads(res.stdout)}
     build = {c: r["language"] for c, r in rules.items() if c.startswith("HIP7")}
     assert set(build.values()) == {"cmake", "make"} and len(build) >= 15
+
+
+def test_make_tokens_map_non_ascii_text_to_byte_offsets():
+    from cuda2hip.buildsys.tokens import make_tokens
+
+    data = "NVFLAGS = -O3 # é ü\n\tnvcc -arch=sm_80 ñ.cu\n".encode()
+    tokens = make_tokens(data, 0, len(data))
+    assert [data[t.start:t.end].decode() for t in tokens] == [t.text for t in tokens]
+    assert [t.text for t in tokens] == ["NVFLAGS", "=", "-O3", "#", "é", "ü", "nvcc", "-arch=sm_80", "ñ.cu"]

@@ -110,3 +110,21 @@ def test_runtime_comes_before_the_complex_include(source, tmp_path):
     assert lines.index("#include <hip/hip_runtime.h>") < lines.index("#include <hip/hip_complex.h>") \
         < lines.index("#include <hipblas/hipblas.h>"), text
     assert (tmp_path / "again" / "a.cu").read_text() == text
+
+
+def test_a_user_rule_names_pattern_keeps_python_re(tmp_path):
+    """A rule's own `names_pattern` is compiled by `re` as written (lookahead, `\\s` and all), not
+    handed to the RE2 scanners of the built-in patterns (which refused it)."""
+    rule = yaml.safe_load((ROOT / "rules" / "api" / "hip-complex-include.yaml").read_text())
+    rule.update(code="USR001", id="my-complex-include")
+    rule.pop("tests", None)
+    rule["tables"] = [str((ROOT / "rules" / "api" / t).resolve()) for t in rule["tables"]]
+    rule["params"]["names_pattern"] = r"\b(?:make_)?(?:cu|hip)[A-Z]\w*(?=\s*\()"
+    (tmp_path / "my_rules").mkdir()
+    (tmp_path / "my_rules" / "my.yaml").write_text(yaml.safe_dump(rule))
+    (tmp_path / "cuda2hip.toml").write_text('rule-dirs = ["my_rules"]\nselect = ["USR001"]\n')
+    src = tmp_path / "a.cu"
+    src.write_text("#include <cublas_v2.h>\nvoid f() { auto a = make_cuComplex (1.f, 0.f); }\n")
+    r = run_cli("check", "--no-cache", "--format", "json", src, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert [f["code"] for f in json.loads(r.stdout)["findings"]] == ["USR001"]

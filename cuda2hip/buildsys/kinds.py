@@ -198,7 +198,7 @@ class CMakeWordsRule(_BuildRule):
 class _Container:
     """Where a run of tokens lives: bounds for removals and the separator of new options."""
 
-    tokens: list[Token]
+    tokens: "list[Token] | tuple[Token, ...]"
     lo: int
     hi: int
     joiner: str | None  # None: more than one option cannot be written here

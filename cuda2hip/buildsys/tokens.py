@@ -53,11 +53,14 @@ def make_tokens(data: bytes, start: int, end: int) -> tuple[Token, ...]:
         return tuple(Token(start + m.start(), start + m.end(), m.group())
                      for m in _MAKE_ATOM.finditer(raw.decode("ascii")))
     text = raw.decode("utf-8", "replace")
-    # offsets: the text may hold multi-byte characters, so map through the encoded prefix
+    # offsets: the text may hold multi-byte characters, so count the bytes of each gap
     out = []
+    at, done = start, 0  # byte offset of text[done:]
     for m in _MAKE_ATOM.finditer(text):
-        s = start + len(text[:m.start()].encode())
-        out.append(Token(s, s + len(m.group().encode()), m.group()))
+        at += len(text[done:m.start()].encode())
+        size = len(m.group().encode())
+        out.append(Token(at, at + size, m.group()))
+        at, done = at + size, m.end()
     return tuple(out)
 
 

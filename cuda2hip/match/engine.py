@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import re
 from functools import cached_property
 from pathlib import Path
 
@@ -13,7 +12,7 @@ from ..rulebook.selection import SelectionError, select_rules, selector_matches
 from ..settings import Settings
 from .calls import CALL, call_named_by, callee_name
 from .compiled import CompiledRule, compile_rule
-from .prefilter import LiteralFilter
+from .prefilter import IDENTIFIER as _IDENTIFIER, LiteralFilter
 
 # Rules the engine itself emits (kind: diagnostic), by id.
 UNUSED_SUPPRESSION = "unused-suppression"
@@ -133,16 +132,17 @@ class RuleSet:
     def _callee_index(self) -> "CalleeIndex":
         members = tuple(r for r in self.visitors if not r.by_text and r.callees is not None)
         # Files keep hundreds of different subsets of the rules, mostly with the same call
-        # rules: their index (thousands of names) is built once per combination. The cache
-        # holds the rules, so that their ids stay theirs.
+        # rules: their index (thousands of names) is built once per combination and engine.
+        # The entry holds the rules, so that their ids stay theirs.
+        cache = self.engine.callee_indexes if self.engine is not None else {}
         key = tuple(map(id, members))
-        got = _CALLEE_INDEXES.get(key)
+        got = cache.get(key)
         if got is None:
             index = CalleeIndex()
             for r in members:
                 index.add(r)
             index.settle()
-            got = _CALLEE_INDEXES[key] = (members, index)
+            got = cache[key] = (members, index)
         return got[1]
 
     @cached_property
@@ -199,10 +199,6 @@ class RuleSet:
                        self.engine)
 
 
-# rule ids -> (the rules, their CalleeIndex); see RuleSet._callee_index
-_CALLEE_INDEXES: dict[tuple[int, ...], tuple[tuple, "CalleeIndex"]] = {}
-
-
 class CalleeIndex:
     """Visits a call once: looks up its callee name and hands the call to the rules that want
     calls of that name, in rule order.
@@ -247,12 +243,13 @@ class CalleeIndex:
                 rule.visit(node, ctx)
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 
 
 class Engine:
     def __init__(self, settings: Settings, rules: list[Rule] | None = None):
         self.settings = settings
+        # ids of call rules -> (the rules, their CalleeIndex): see RuleSet._callee_index
+        self.callee_indexes: dict[tuple[int, ...], tuple[tuple, CalleeIndex]] = {}
         # The fingerprint of the rule files keys the cache of pre-filter data (rules given by
         # the caller have none: they are all compiled).
         self._rules_key: str | None = None

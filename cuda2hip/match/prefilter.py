@@ -49,26 +49,31 @@ class LiteralFilter:
         ids = {lit: i for i, lit in enumerate(literals)}
         self._tests = [_Test(e, ids) for e in entries]
         self._words = [(i, lit) for i, lit in enumerate(literals) if IDENTIFIER.fullmatch(lit)]
+        self._word_bytes = [(i, lit.encode()) for i, lit in self._words]
         self._other = [(i, lit.encode()) for i, lit in enumerate(literals) if not IDENTIFIER.fullmatch(lit)]
         self._automaton = None
-        if self._words:
-            import ahocorasick  # C extension: loaded only by a run whose rules have literals
+
+    def _matcher(self):
+        """The automaton of the identifier-shaped literals, built for the first file that comes
+        with its words (build files do not: they search their text literal by literal)."""
+        if self._automaton is None:
+            import ahocorasick  # C extension: loaded only by a run that gets this far
 
             automaton = ahocorasick.Automaton(ahocorasick.STORE_INTS)
             for i, lit in self._words:
                 automaton.add_word(lit, i)
             automaton.make_automaton()
             self._automaton = automaton
+        return self._automaton
 
     def present(self, data: bytes, words: "set[bytes] | None") -> set[int]:
         """Ids of the literals that occur in `data` (`words`: its identifier-shaped words)."""
         found = {i for i, raw in self._other if raw in data}
-        if self._automaton is not None:
-            if words is None:
-                found.update(i for i, lit in self._words if lit.encode() in data)
-            elif words:
-                text = b" ".join(words).decode("ascii")
-                found.update(i for _, i in self._automaton.iter(text))
+        if words is None:
+            found.update(i for i, raw in self._word_bytes if raw in data)
+        elif words and self._words:
+            text = b" ".join(words).decode("ascii")
+            found.update(i for _, i in self._matcher().iter(text))
         return found
 
     def keep(self, data: bytes, words: "set[bytes] | None" = None) -> list:

@@ -25,6 +25,7 @@ any order, so only the runtime is moved up.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -87,7 +88,10 @@ class RuntimeIncludeRule(CompiledRule):
                 provided += params.get("provided_by_hip_profile", [])
             self.full, self.api = frozenset(provided), frozenset()
         self.kernel_syntax = params.get("kernel_syntax", True)
-        self._api_name = scanner(params["names_pattern"].encode() if "names_pattern" in params else _API_NAME)
+        # A rule's own pattern keeps Python's `re` (a user rule may write anything `re` takes);
+        # the built-in default runs on the scanners' engine.
+        self._api_name = (re.compile(params["names_pattern"].encode()) if "names_pattern" in params
+                          else scanner(_API_NAME))
         self.runtime_first = frozenset(params.get("needs_runtime_first", ()))
         self.messages = params.get("messages", {})
         for key in ("late", "extern_c", "after_local") if self.ordered else ():

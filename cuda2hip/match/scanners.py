@@ -1,13 +1,14 @@
 """Fixed built-in patterns that scan whole files, run on RE2 (google-re2, already a dependency
-for user rules' expressions) once a run has scanned enough text for it to pay.
+for user rules' expressions) once a process has scanned enough text for it to pay.
 
 Python's `re` tries each alternative at every offset of a pattern like `\\b(?:threadIdx|...)`
 (no literal prefix to skip ahead to): over cuda-samples' 7.5 MB of sources such a scan takes
 ~0.2 s, RE2's automaton ~0.02 s. Importing RE2 costs ~3 ms, more than `re` spends on a
 pre-commit call's few files: a process scans its first `RE_BYTES` with `re`, then switches.
-Only patterns that mean the same in both engines belong here: bytes, ASCII `\\w` and `\\b` (both
-engines' bytes semantics), no `\\s` (RE2's lacks `\\v`), no lookaround or backreferences (RE2
-refuses those); tests/test_scanners.py holds both engines to the same matches.
+Only the built-in patterns that mean the same in both engines belong here, never a rule's own:
+bytes, ASCII `\\w` and `\\b` (both engines' bytes semantics), no `\\s` (RE2's lacks `\\v`), no
+`$` (RE2's does not match before a final newline), no lookaround or backreferences (RE2 refuses
+those); tests/test_scanners.py holds both engines to the same matches for each of them.
 """
 
 from __future__ import annotations
@@ -47,18 +48,19 @@ class Scanner:
 
     def finditer(self, data: bytes, pos: int = 0, endpos: int | None = None):
         if endpos is not None and endpos < len(data):
-            data = data[:endpos]
+            data = data[:max(endpos, 0)]
         return self._engine(len(data) - pos).finditer(data, pos)
 
     def search(self, data: bytes, pos: int = 0, endpos: int | None = None):
         if endpos is not None and endpos < len(data):
-            data = data[:endpos]
+            data = data[:max(endpos, 0)]
         return self._engine(len(data) - pos).search(data, pos)
 
 
 @cache
 def scanner(pattern: bytes) -> Scanner:
-    """The scanner of `pattern`; match objects have `start`, `end`, `group`."""
-    if b"\\s" in pattern or b"(?=" in pattern or b"(?!" in pattern or b"(?<" in pattern:
+    """The scanner of a built-in `pattern`; match objects have `start`, `end`, `group`. (A
+    guard against the constructs whose meaning differs, for whoever adds a pattern here.)"""
+    if any(bad in pattern for bad in (b"\\s", b"\\S", b"$", b"\\Z", b"[:")) or re.search(rb"\(\?[^:]", pattern):
         raise ValueError(f"not a pattern RE2 runs as `re` does: {pattern!r}")
     return Scanner(pattern)
