@@ -11,7 +11,8 @@ suppressed) for the reports; directives that suppress nothing are reported thems
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from .findings import Finding
 
@@ -22,8 +23,7 @@ ONLY_DIRECTIVE = re.compile(
     r"^(?://|#|/\*)\s*cuda2hip:\s*(?:file-ignore|ignore)\b(?:\[[^\]]*\])?\s*(?:\*/)?\s*$", re.IGNORECASE)
 
 
-@dataclass
-class Directive:
+class Directive(Struct):
     line: int
     start: int  # byte range of the whole comment
     end: int

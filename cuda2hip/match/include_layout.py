@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*([A-Za-z_]\w*)?(.*)", re.S)
 _INCLUDE_PATH = re.compile(rb'[ \t]*([<"])([^>"\n]+)[>"]')
@@ -36,8 +37,7 @@ _COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 _GUARD_IF = re.compile(rb"(?:ifndef\s+([A-Za-z_]\w*)|if\s*!\s*defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?)\s*(?://[^\n]*)?$")
 
 
-@dataclass(frozen=True, slots=True)
-class Include:
+class Include(Struct, frozen=True):
     header: str
     quoted: bool
     start: int  # start of the directive's line
@@ -47,8 +47,7 @@ class Include:
     extern_c: int | None  # start of the `extern "C"` construct it is inside, if any
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(Struct, frozen=True):
     includes: tuple[Include, ...]
     # (start of the body, start of the next #elif/#else/#endif) of each conditional branch (the
     # include guard is none), ordered by start

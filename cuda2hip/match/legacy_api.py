@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
 
 from .compiled import CompiledRule, rule_kind
 from .rename import IDENTIFIER_KINDS
@@ -29,8 +30,7 @@ from .rename import IDENTIFIER_KINDS
 DATA_FILES = ("api/legacy/cublas.json",)  # relative to the built-in rules directory
 
 
-@dataclass(frozen=True)
-class LegacyApi:
+class LegacyApi(Struct, frozen=True):
     library: str
     header: str
     current_header: str

@@ -10,9 +10,9 @@ same text both times.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import tree_sitter as ts
+from msgspec import Struct
 
 from .. import parse as parsing
 
@@ -24,8 +24,7 @@ class PatternError(ValueError):
     pass
 
 
-@dataclass(slots=True)
-class Capture:
+class Capture(Struct):
     """What a metavariable matched: one node, or a run of sibling nodes for `$$$`."""
 
     nodes: tuple[ts.Node, ...]
@@ -38,8 +37,7 @@ class Capture:
         return self.nodes[0] if len(self.nodes) == 1 else None
 
 
-@dataclass(slots=True)
-class PNode:
+class PNode(Struct):
     type: str
     text: str
     children: tuple["PNode", ...]

@@ -9,7 +9,6 @@ derived data that cannot go stale, so it is used whether or not the result cache
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -147,8 +146,7 @@ def load_rule_file(path: Path, *, builtin: bool = False) -> Rule:
 _LOADED: dict[str, list[Rule]] = {}
 
 
-@dataclass
-class RuleSource:
+class RuleSource(msgspec.Struct):
     directory: Path
     builtin: bool
 
