@@ -24,6 +24,7 @@ from functools import lru_cache
 
 from msgspec import Struct
 
+from ..lazy_regex import LazyRegex
 from .compiled import CompiledRule, rule_kind
 from .rename import IDENTIFIER_KINDS
 
@@ -85,7 +86,7 @@ def claimed(entry, ctx) -> bool:
     return api is not None and entry.cuda.encode() in api.functions and uses_legacy(ctx, api)
 
 
-_WORD = re.compile(rb"[A-Za-z_]\w*")
+_WORD = LazyRegex(rb"[A-Za-z_]\w*")
 
 
 def keeps_include(header: str, ctx) -> bool:

@@ -15,8 +15,9 @@ import tree_sitter as ts
 from msgspec import Struct
 
 from .. import parse as parsing
+from ..lazy_regex import LazyRegex
 
-METAVAR = re.compile(r"^\$(\$\$)?([A-Z_][A-Z0-9_]*)?$")
+METAVAR = LazyRegex(r"^\$(\$\$)?([A-Z_][A-Z0-9_]*)?$")
 SKIP_KINDS = frozenset({"comment"})
 
 

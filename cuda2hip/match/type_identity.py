@@ -11,11 +11,11 @@ typedefs say so.
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+from ..lazy_regex import LazyRegex
 from .api_tables import as_entry
 
 # typedefs of the C/C++ headers, on the LP64 targets of ROCm (as the mangling resolves them)
@@ -68,7 +68,7 @@ class Namer:
         return STD_TYPEDEFS.get(name) or self.data.cuda.get(name, name)
 
 
-_WORD = re.compile(r"[A-Za-z_]\w*")
+_WORD = LazyRegex(r"[A-Za-z_]\w*")
 
 
 def renamer(settings):

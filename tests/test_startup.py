@@ -1,0 +1,40 @@
+"""Start-up of a pre-commit style run (issue 15): what a single-file `check` imports and
+compiles."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+from conftest import ROOT
+from cuda2hip.lazy_regex import LazyRegex
+
+
+def test_single_file_check_does_not_import_dataclasses(tmp_path):
+    """dataclasses (with the inspect it imports) costs ~32 M instructions to import and ~2 M per
+    class: the check path's data classes are msgspec Structs. (inspect itself is not checked:
+    msgspec imports typing_extensions, which imports it, where a dev tool installed it.)"""
+    (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float* p) { p[threadIdx.x] = 0; }\n"
+                                   "void f(float* p) { cudaMalloc(&p, 4); k<<<1, 1>>>(p); }\n")
+    # (the interpreter's site may have imported some of them already: only the run's own count)
+    code = ("import sys\nbefore = set(sys.modules)\nfrom cuda2hip.cli import main\n"
+            "try:\n    main(['check', '--no-cache', 'a.cu'])\nexcept SystemExit:\n    pass\n"
+            "print('LOADED', sorted({'dataclasses', 'click'} & (set(sys.modules) - before)))\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert "HIP101" in r.stdout, r.stdout + r.stderr  # the run did analyse the file
+    assert "LOADED []" in r.stdout, r.stdout + r.stderr
+
+
+def test_lazy_regex_compiles_once_when_first_used(monkeypatch):
+    compiled = []
+    real = re.compile
+    monkeypatch.setattr(re, "compile", lambda *args: compiled.append(args) or real(*args))
+    lazy = LazyRegex(rb"a(b+)", re.IGNORECASE)
+    assert compiled == []
+    assert lazy.search(b"xABB").group(1) == b"BB"
+    assert [m.span() for m in lazy.finditer(b"ab ab")] == [(0, 2), (3, 5)]
+    assert lazy.match(b"x") is None and lazy.pattern == rb"a(b+)" and lazy.flags & re.IGNORECASE
+    assert compiled == [(rb"a(b+)", re.IGNORECASE)]
