@@ -38,3 +38,19 @@ def test_lazy_regex_compiles_once_when_first_used(monkeypatch):
     assert [m.span() for m in lazy.finditer(b"ab ab")] == [(0, 2), (3, 5)]
     assert lazy.match(b"x") is None and lazy.pattern == rb"a(b+)" and lazy.flags & re.IGNORECASE
     assert compiled == [(rb"a(b+)", re.IGNORECASE)]
+
+
+def test_builtin_rules_are_listed_and_fingerprinted_once(monkeypatch):
+    """The engine and unknown-cuda-header both load the built-in rules: the second load walks
+    no folder (and so computes no fingerprint)."""
+    from cuda2hip.rulebook import loader
+
+    sources = [loader.RuleSource(loader.builtin_rules_dir(), builtin=True)]
+    loader.load_rules(sources)  # the rule cache exists after this one
+    rules = loader.load_rules(sources)
+    walked = []
+    monkeypatch.setattr(loader, "rule_files", lambda directory: walked.append(directory) or [])
+    assert loader.load_rules(sources) is rules and walked == []
+    # user rules are listed again every time (a test may have edited them)
+    loader.load_rules([*sources, loader.RuleSource(loader.builtin_rules_dir() / "api", builtin=False)])
+    assert walked

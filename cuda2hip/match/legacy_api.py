@@ -18,10 +18,10 @@ legacy file.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 
+import msgspec
 from msgspec import Struct
 
 from ..lazy_regex import LazyRegex
@@ -51,7 +51,7 @@ def legacy_apis() -> dict[str, LegacyApi]:
 
     out = {}
     for rel in DATA_FILES:
-        data = json.loads((builtin_rules_dir() / rel).read_text(encoding="utf-8"))
+        data = msgspec.json.decode((builtin_rules_dir() / rel).read_bytes())
         out[data["library"]] = LegacyApi(
             data["library"], data["header"], data["current_header"],
             frozenset(n.encode() for n in data["functions"]),

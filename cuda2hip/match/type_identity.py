@@ -10,10 +10,11 @@ typedefs say so.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
+
+import msgspec
 
 from ..lazy_regex import LazyRegex
 from .api_tables import as_entry
@@ -38,7 +39,7 @@ def load(profile: str) -> TypeData:
     from ..rulebook.loader import builtin_rules_dir
 
     path = Path(builtin_rules_dir()) / "api" / "collisions" / f"{profile}.json"
-    payload = json.loads(path.read_text(encoding="utf-8"))
+    payload = msgspec.json.decode(path.read_bytes())
     return TypeData(payload["hip"], payload["cuda"], payload["classes"])
 
 
