@@ -54,3 +54,19 @@ def test_builtin_rules_are_listed_and_fingerprinted_once(monkeypatch):
     # user rules are listed again every time (a test may have edited them)
     loader.load_rules([*sources, loader.RuleSource(loader.builtin_rules_dir() / "api", builtin=False)])
     assert walked
+
+
+def test_rule_files_come_in_path_order(tmp_path):
+    """Listed as strings, sorted as paths: `a/b.yaml` before `a-c/x.yaml` ('/' sorts after '-'
+    in a string), since the order of the files keys the rule cache."""
+    from pathlib import Path
+
+    from cuda2hip.rulebook.loader import rule_files
+
+    for rel in ("a-c/x.yaml", "a/b.yaml", "a/b/c.yaml", "a.yaml", "A/z.yaml", "a b/q.yaml", "data/t.yaml", "n.json"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    got = rule_files(tmp_path)
+    assert got == sorted(got, key=Path) and all(isinstance(p, Path) for p in got)
+    assert [p.relative_to(tmp_path).as_posix() for p in got] == [
+        "A/z.yaml", "a/b/c.yaml", "a/b.yaml", "a b/q.yaml", "a-c/x.yaml", "a.yaml"]

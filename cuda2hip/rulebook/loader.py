@@ -97,9 +97,10 @@ def rule_files(directory: Path) -> list[Path]:
     out = []
     for top, dirs, files in os.walk(directory):
         dirs[:] = [d for d in dirs if d != "data"]
-        out.extend(Path(top, name) for name in files
-                   if name.endswith(".yaml") and os.path.isfile(os.path.join(top, name)))
-    return sorted(out)
+        out.extend(path for path in (os.path.join(top, name) for name in files if name.endswith(".yaml"))
+                   if os.path.isfile(path))
+    # Path order (by components) without comparing Path objects (~400 comparisons)
+    return [Path(p) for p in sorted(out, key=lambda p: p.split(os.sep))]
 
 
 def _load_yaml(path: Path):
