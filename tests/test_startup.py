@@ -8,23 +8,28 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 from cuda2hip.lazy_regex import LazyRegex
 
 
-def test_single_file_check_does_not_import_dataclasses(tmp_path):
+@pytest.mark.parametrize("command", ["check", "fix"])
+def test_single_file_run_does_not_import_dataclasses(command, tmp_path):
     """dataclasses (with the inspect it imports) costs ~32 M instructions to import and ~2 M per
-    class: the check path's data classes are msgspec Structs. (inspect itself is not checked:
-    msgspec imports typing_extensions, which imports it, where a dev tool installed it.)"""
+    class: the data classes of a check or fix are msgspec Structs. (inspect itself is not
+    checked: msgspec imports typing_extensions, which imports it, where a dev tool installed it.)"""
     (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float* p) { p[threadIdx.x] = 0; }\n"
                                    "void f(float* p) { cudaMalloc(&p, 4); k<<<1, 1>>>(p); }\n")
     # (the interpreter's site may have imported some of them already: only the run's own count)
     code = ("import sys\nbefore = set(sys.modules)\nfrom cuda2hip.cli import main\n"
-            "try:\n    main(['check', '--no-cache', 'a.cu'])\nexcept SystemExit:\n    pass\n"
+            f"try:\n    main(['{command}', '--no-cache', 'a.cu'])\nexcept SystemExit:\n    pass\n"
             "print('LOADED', sorted({'dataclasses', 'click'} & (set(sys.modules) - before)))\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
-    assert "HIP101" in r.stdout, r.stdout + r.stderr  # the run did analyse the file
+    # the run did analyse the file
+    assert ("HIP101" in r.stdout if command == "check" else "hipMalloc" in (tmp_path / "a.cu").read_text()), \
+        r.stdout + r.stderr
     assert "LOADED []" in r.stdout, r.stdout + r.stderr
 
 
