@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 from pathlib import Path
 
 from msgspec import Struct
-
-from .lazy_regex import LazyRegex
 
 UTF8_BOM = b"\xef\xbb\xbf"
 UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
@@ -241,7 +240,7 @@ class SourceText(Struct, dict=True):
 
 # A CR that is not part of CRLF and has code after it on its line: compilers (clang, gcc) take
 # it for a line break, tree-sitter does not (a `//` comment or a directive would swallow the code).
-_SPLITTING_CR = LazyRegex(rb"\r(?!\n)[ \t\f\v]*[^\s]")
+_SPLITTING_CR = re.compile(rb"\r(?!\n)[ \t\f\v]*[^\s]")
 
 
 def _refuse_cr_breaks(data: bytes, path) -> None:

@@ -31,7 +31,6 @@ from pathlib import Path
 
 from .. import parse as parsing
 from ..findings import Edit
-from ..lazy_regex import LazyRegex
 from .api_tables import hip_names, resolve_tables, table_rows
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .include_layout import Include, scan
@@ -48,8 +47,8 @@ _DEVICE_SYNTAX = re.compile(
     rb"__ballot\w*|__activemask|__ldg|atomic(?:Add|Sub|Exch|Min|Max|Inc|Dec|CAS|And|Or|Xor)\w*)\b")
 # The runtime API (CUDA or HIP spelling: the rule runs before and after renames), vector types
 # and the qualifiers of hip_runtime_api.h's host_defines.
-_API_NAME = LazyRegex(rb"\b(?:cuda|hip|cu)[A-Z]\w*")
-_API_SYNTAX = LazyRegex(
+_API_NAME = re.compile(rb"\b(?:cuda|hip|cu)[A-Z]\w*")
+_API_SYNTAX = re.compile(
     rb"\b(?:make_)?(?:u?char|u?short|u?int|u?long|u?longlong|float|double)[1-4]\b|\bdim3\b|"
     rb"\b__(?:host|forceinline|noinline|launch_bounds)__")
 _NOT_CODE = frozenset({"comment", "string_literal", "string_content", "raw_string_literal", "raw_string_content",
