@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
+
+from msgspec import Struct
 
 from .findings import FileError
 from .settings import Settings
@@ -30,14 +31,12 @@ EXTERNAL_LINK = "external-link"  # symlink leaving the tree, or dangling: never 
 SPECIAL = "special"  # FIFO, socket, device: never read (reading a FIFO would block)
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(Struct, frozen=True):
     path: Path  # as the user sees it (relative to cwd where possible)
     language: str
 
 
-@dataclass(frozen=True)
-class TreeEntry:
+class TreeEntry(Struct, frozen=True):
     path: Path  # as the user sees it: the walked directory as named, joined with `rel`
     rel: str  # posix path relative to the walked directory
     kind: str  # FILE, LINK, EXTERNAL_LINK or SPECIAL (directories are not entries)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum, IntEnum
+
+from msgspec import Struct, field
 
 
 class Severity(IntEnum):
@@ -39,8 +40,7 @@ EFFORTS = ("none", "low", "medium", "high")
 API = "api"
 
 
-@dataclass(frozen=True, slots=True)
-class Edit:
+class Edit(Struct, frozen=True):
     """Replace bytes [start, end) of the file with `text` (an insertion when start == end)."""
 
     start: int
@@ -51,8 +51,7 @@ class Edit:
         return Edit(self.start + delta, self.end + delta, self.text)
 
 
-@dataclass(frozen=True, slots=True)
-class Fix:
+class Fix(Struct, frozen=True):
     applicability: Applicability
     edits: tuple[Edit, ...]
     description: str = ""
@@ -61,8 +60,7 @@ class Fix:
         return Fix(self.applicability, tuple(e.shifted(delta) for e in self.edits), self.description)
 
 
-@dataclass(slots=True)
-class Finding:
+class Finding(Struct):
     code: str
     rule_id: str
     severity: Severity
@@ -112,8 +110,7 @@ class Finding:
         return data
 
 
-@dataclass(slots=True)
-class FileError:
+class FileError(Struct):
     """Input that could not be processed (reported, counted, and left untouched)."""
 
     path: str

@@ -22,7 +22,6 @@ it. The cache is best effort: an unreadable, locked or corrupt store only costs 
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import time
 from functools import lru_cache
@@ -200,7 +199,7 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
         files = [p.split("\0", 1)[0] for p in _tree_stats(d, "*")]
         parts.append(fingerprint(str(d), files))
     h.update("\n".join(parts).encode())
-    relevant = {f.name: getattr(settings, f.name) for f in dataclasses.fields(settings)
+    relevant = {f.name: getattr(settings, f.name) for f in msgspec.structs.fields(settings)
                 if f.name not in NEUTRAL_SETTINGS}
     h.update(msgspec.json.encode(relevant, enc_hook=str, order="sorted"))
     return h.hexdigest()

@@ -17,10 +17,11 @@ finish their (atomic) writes, stores what was done in the cache, and re-raises.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
+
+from msgspec import Struct
 
 from .discover import SourceFile, discover, with_local_headers
 from .findings import FileError, Finding
@@ -45,21 +46,25 @@ class Mode(str, Enum):
     PREVIEW = "preview"  # compute fixes, write nothing (--diff, --stdout)
 
 
-@dataclass
 class FileResult:
-    path: str
-    language: str
-    findings: list[Finding] = field(default_factory=list)  # what remains (after fixing, in fix modes)
-    fixed: list[Finding] = field(default_factory=list)  # findings whose fix was applied
-    error: FileError | None = None
-    original: bytes | None = None  # full file bytes, kept when the file changed
-    migrated: bytes | None = None
-    written: bool = False
-    converged: bool = True
-    destination: str | None = None  # where a Delivery wrote the file (output tree, renames)
-    # `#include "..."` directives of the result, (start, end, name): which local headers the
-    # file brings in (header_scope.py), found where the bytes are at hand (workers, cache hits).
-    includes: tuple = ()
+    """One file's outcome (a plain class: `fixed` is a property, decoded when first read)."""
+
+    def __init__(self, path: str, language: str, findings: list[Finding] | None = None,
+                 fixed: list[Finding] | None = None, error: FileError | None = None,
+                 converged: bool = True):
+        self.path = path
+        self.language = language
+        self.findings = [] if findings is None else findings  # what remains (after fixing, in fix modes)
+        self.fixed = [] if fixed is None else fixed  # findings whose fix was applied
+        self.error = error
+        self.original: bytes | None = None  # full file bytes, kept when the file changed
+        self.migrated: bytes | None = None
+        self.written = False
+        self.converged = converged
+        self.destination: str | None = None  # where a Delivery wrote the file (output tree, renames)
+        # `#include "..."` directives of the result, (start, end, name): which local headers the
+        # file brings in (header_scope.py), found where the bytes are at hand (workers, cache hits).
+        self.includes: tuple = ()
 
     @property
     def changed(self) -> bool:
@@ -69,7 +74,8 @@ class FileResult:
     # often only counts them (decoding tens of thousands costs the parent CPU the workers need).
     _fixed_raw = None
 
-    def _get_fixed(self) -> list[Finding]:
+    @property
+    def fixed(self) -> list[Finding]:
         raw = self._fixed_raw
         if raw is not None:
             from .result_cache import decode_findings
@@ -78,7 +84,8 @@ class FileResult:
             self._fixed_raw = None
         return self._fixed
 
-    def _set_fixed(self, value: list[Finding]) -> None:
+    @fixed.setter
+    def fixed(self, value: list[Finding]) -> None:
         self._fixed = value
         self._fixed_raw = None
 
@@ -96,11 +103,7 @@ class FileResult:
         return len(self._fixed)
 
 
-FileResult.fixed = property(FileResult._get_fixed, FileResult._set_fixed)  # a dataclass field
-
-
-@dataclass
-class RunResult:
+class RunResult(Struct):
     files: list[FileResult]
     errors: list[FileError]  # discovery errors and per-file errors
     mode: Mode
@@ -326,8 +329,7 @@ def process_file(item: SourceFile, mode: Mode, settings: Settings, engine: Engin
     return process_one(item, mode, settings, engine or _ENGINE, plan)[0]
 
 
-@dataclass
-class _SingleDestination:
+class _SingleDestination(Struct):
     path: Path
 
     def transform(self, item: SourceFile, data: bytes) -> bytes:

@@ -5,8 +5,9 @@ Plain data (picklable), so worker processes can rebuild the same engine.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
     # .hip: migrated sources (`fix --rename`) are still checked for CUDA leftovers
@@ -17,8 +18,7 @@ DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass
-class Settings:
+class Settings(Struct):
     root: Path = field(default_factory=Path.cwd)  # project root (config location or cwd)
     config_path: Path | None = None
     select: tuple[str, ...] | None = None  # None: the rules enabled by default

@@ -18,8 +18,9 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct
 
 _NEWLINE = re.compile(rb"\n")  # '\n' ends a line (see SourceText.line_starts)
 UTF8_BOM = b"\xef\xbb\xbf"
@@ -112,8 +113,7 @@ def eight_bit_encoding(data: bytes) -> str:
     return EIGHT_BIT[-1][0]
 
 
-@dataclass
-class SourceText:
+class SourceText(Struct, dict=True):
     """Text of one file as UTF-8 bytes plus what is needed to write it back unchanged."""
 
     path: str
@@ -121,14 +121,17 @@ class SourceText:
     bom: bool = False
     newline: str = "\n"
     encoding: str = "utf-8"  # of the file; `data` is always UTF-8 (see the module docstring)
-    _line_starts: list[int] | None = field(default=None, repr=False, compare=False)
-    # Set by the fix loop on a text it made by editing a linted one: (that text's tree, its
-    # bytes, the changes), for an incremental re-parse (parse.parse_source).
-    edited_from: tuple | None = field(default=None, repr=False, compare=False)
-    _ascii: bool | None = field(default=None, repr=False, compare=False)
     # A file whose only line breaks are CR (old Mac): `data` holds LF in their place (same
     # offsets), which tree-sitter and the rules read as line breaks; `to_bytes` puts CR back.
     cr_only: bool = False
+
+    # Not fields (unannotated: outside equality and repr), set on the instance when known:
+    # list[int] of line starts; whether `data` is ASCII; and, set by the fix loop on a text it
+    # made by editing a linted one, (that text's tree, its bytes, the changes) for an
+    # incremental re-parse (parse.parse_source).
+    _line_starts = None
+    _ascii = None
+    edited_from = None
 
     @classmethod
     def from_bytes(cls, raw: bytes, path: str | os.PathLike = "<input>", *, eight_bit: bool = True) -> "SourceText":

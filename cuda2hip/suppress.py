@@ -11,19 +11,20 @@ suppressed) for the reports; directives that suppress nothing are reported thems
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from .findings import Finding
+from .lazy_regex import LazyRegex
 
-DIRECTIVE = re.compile(
+DIRECTIVE = LazyRegex(
     r"cuda2hip:\s*(?P<kind>file-ignore|ignore)\b(?:\[(?P<codes>[^\]]*)\])?", re.IGNORECASE)
 # A comment that is nothing but a directive (its removal is a safe fix).
-ONLY_DIRECTIVE = re.compile(
+ONLY_DIRECTIVE = LazyRegex(
     r"^(?://|#|/\*)\s*cuda2hip:\s*(?:file-ignore|ignore)\b(?:\[[^\]]*\])?\s*(?:\*/)?\s*$", re.IGNORECASE)
 
 
-@dataclass
-class Directive:
+class Directive(Struct):
     line: int
     start: int  # byte range of the whole comment
     end: int

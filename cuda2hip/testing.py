@@ -7,8 +7,9 @@ exactly that text, must not add parse errors, and fixing the result again change
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
+
+import msgspec
 
 from .findings import Applicability
 from .frontends.registry import frontend
@@ -36,8 +37,8 @@ class CaseResult:
 
 
 def _settings_for(rule: Rule, case, base: Settings | None) -> Settings:
-    settings = dataclasses.replace(base or Settings(), select=(rule.code, *case.select), extend_select=(), ignore=(),
-                                   per_file_ignores={}, rule_options={}, use_cache=False)
+    settings = msgspec.structs.replace(base or Settings(), select=(rule.code, *case.select), extend_select=(), ignore=(),
+                                      per_file_ignores={}, rule_options={}, use_cache=False)
     if case.options:
         settings.rule_options = {rule.code: dict(case.options)}
     for key, value in case.settings.items():

@@ -5,11 +5,11 @@ data and checking that each one gets exactly one finding (or is valid HIP as wri
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import subprocess
 import sys
 
+import msgspec
 import pytest
 
 from conftest import REFERENCE, ROOT, run_cli
@@ -62,7 +62,7 @@ def test_coverage_fails_when_a_table_has_no_rule(tmp_path):
 
 @pytest.mark.parametrize("changes", PROFILES)
 def test_every_table_name_gets_one_finding_or_is_valid_hip(changes):
-    settings = dataclasses.replace(Settings(use_cache=False), **changes)
+    settings = msgspec.structs.replace(Settings(use_cache=False), **changes)
     engine = Engine(settings)
     rules = engine.ruleset_for("all_names.cu", "cuda")
     fe = frontend("cuda")

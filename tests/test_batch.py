@@ -252,6 +252,10 @@ def test_benchmark_runs_in_one_command(tmp_path):
     for key in ("single_file_check", "batch_check", "floor"):
         assert figures[key]["runs"] == 3 and figures[key]["median_ms"] > 0
     assert figures["import_ms"]["median_ms"] > 0
+    # issue 15's measures: a ~200-line file (this corpus's .cu files hold 203 to 392 lines), and
+    # the rate of `fix --no-cache --output-dir`
+    assert 200 <= figures["single_file_check"]["lines"] <= 210
+    assert figures["targets"]["fix_lines_per_s"]["value"] == figures["fix_output_dir"]["lines_per_s"]
     assert set(figures["targets"]) == {"fix_lines_per_s", "single_file_over_floor_ms", "batch_over_single",
                                        "peak_rss_mb"}
     assert "lines/s" in res.stdout and "target fix_lines_per_s" in res.stdout

@@ -6,13 +6,13 @@ arguments; any other difference makes it unsafe, with the difference in the mess
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_ROCM_HEADERS, ROCM_LIBRARY_INCLUDE, ROOT
@@ -31,7 +31,7 @@ CGEMM = ("void f(cublasHandle_t h, const cuComplex* A, cuComplex* C, cuComplex a
 
 
 def _lint(text: str, filename: str = "case.cu", **changes):
-    settings = dataclasses.replace(Settings(use_cache=False), **changes)
+    settings = msgspec.structs.replace(Settings(use_cache=False), **changes)
     rules = Engine(settings).ruleset_for(filename, "cuda")
     result = frontend("cuda").lint(SourceText.from_bytes(text.encode(), filename), rules, settings)
     return result.findings if hasattr(result, "findings") else result

@@ -4,10 +4,10 @@ with targets given as `--offload-arch` / `[tool.cuda2hip.build] offload-arch`.""
 
 from __future__ import annotations
 
-import re
+from ..lazy_regex import LazyRegex
 
 # clang's HIP target ID: a processor plus optional features (gfx90a:xnack+, gfx942:sramecc-)
-OFFLOAD_ARCH = re.compile(r"^gfx[0-9a-f]+(:[a-z0-9_-]+[+-])*$")
+OFFLOAD_ARCH = LazyRegex(r"^gfx[0-9a-f]+(:[a-z0-9_-]+[+-])*$")
 
 
 def offload_archs(settings) -> list[str]:

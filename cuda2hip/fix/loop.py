@@ -8,8 +8,9 @@ runs until no applicable fix is left, fix(fix(x)) == fix(x).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
+
+from msgspec import Struct, field
 
 from ..findings import Applicability, Finding, Fix
 from ..source import SourceText
@@ -18,14 +19,12 @@ from .apply import Change, apply_fixes, apply_fixes_tracked, choose_fixes
 MAX_PASSES = 12
 
 
-@dataclass
-class Rejected:
+class Rejected(Struct):
     finding: Finding
     reason: str
 
 
-@dataclass
-class Pass:
+class Pass(Struct):
     """One applied pass: the text it edited, the findings whose fixes it applied (offsets into
     that text) and what that made of the text (apply.Change: old -> new byte ranges; outside
     them the pass changed nothing). Accounts for every byte `fix` changes (tests/fidelity.py)."""
@@ -35,8 +34,7 @@ class Pass:
     changes: list[Change]
 
 
-@dataclass
-class FixOutcome:
+class FixOutcome(Struct):
     source: SourceText
     remaining: list[Finding]  # findings of the final text
     fixed: list[Finding] = field(default_factory=list)  # findings whose fix was applied

@@ -4,8 +4,9 @@ errors)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from ..findings import Finding
 from ..match.engine import RuleSet
@@ -16,8 +17,7 @@ if TYPE_CHECKING:
     from ..fix.loop import FixOutcome
 
 
-@dataclass
-class LintResult:
+class LintResult(Struct):
     findings: list[Finding]
     parse_errors: int = 0
     error_lines: list[int] = field(default_factory=list)

@@ -14,6 +14,7 @@ from functools import lru_cache
 import tree_sitter as ts
 
 from .. import parse as parsing
+from ..lazy_regex import LazyRegex
 from ..match.context import FileContext
 from ..match import defined_names
 from ..match.diagnostics import report_parse_recovery, report_source_encoding, settle_suppressions
@@ -28,7 +29,7 @@ LANGUAGE = "cuda"
 _WORDS = re.compile(rb"[A-Za-z_$][A-Za-z0-9_$]*")
 MACRO_PARENTS = frozenset({"preproc_def", "preproc_function_def"})
 # Identifier tokens of a macro body; string/char literals and comments are skipped whole.
-_MACRO_TOKENS = re.compile(
+_MACRO_TOKENS = LazyRegex(
     rb'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|//[^\n]*|/\*.*?\*/|(?P<id>[A-Za-z_$][A-Za-z0-9_$]*)',
     re.DOTALL,
 )
@@ -124,7 +125,7 @@ def distinct_words(data: bytes) -> set[bytes]:
     return words
 
 
-_NOT_WORD = re.compile(rb"[^A-Za-z0-9_$]")
+_NOT_WORD = LazyRegex(rb"[^A-Za-z0-9_$]")
 
 
 def _document_order(node: ts.Node):

@@ -14,7 +14,7 @@ not refused (the rules find nothing in it).
 
 from __future__ import annotations
 
-import re
+from ..lazy_regex import LazyRegex
 
 # Refused only when all hold: syntax errors start on this share of the non-blank lines, cover
 # this share of the non-blank bytes, and fewer than this share of the lines look like C.
@@ -22,7 +22,7 @@ ERROR_LINES = 0.3
 ERROR_BYTES = 0.5
 C_SHAPED_LINES = 0.6
 
-_DIRECTIVE = re.compile(rb"#\s*(include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error|"
+_DIRECTIVE = LazyRegex(rb"#\s*(include|define|undef|if|ifdef|ifndef|elif|else|endif|pragma|error|"
                         rb"warning|line|import)\b")
 _C_ENDINGS = (b";", b"{", b"}", b")", b",", b"\\", b"*/")
 _COMMENT_STARTS = (b"//", b"/*", b"*")

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_regex import LazyRegex
+
 DEFINED = {"__HIP__": 1, "__HIPCC__": 1, "__clang__": 1, "__HIP_PLATFORM_AMD__": 1, "__HIP_PLATFORM_HCC__": 1,
            "__CUDACC__": 1}
 UNDEFINED = frozenset({"__CUDA_ARCH__", "__NVCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__",
                        "__CUDA_ARCH_LIST__"})
-_TOKEN = re.compile(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||==|!=|<=|>=|[()!<>]))")
+_TOKEN = LazyRegex(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||==|!=|<=|>=|[()!<>]))")
 
 
 def known_macros(target_rocm: str | None) -> dict[str, int]:

@@ -9,10 +9,10 @@ not a finding after all.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 import tree_sitter as ts
+from msgspec import Struct, field
 
 from ..findings import Edit
 
@@ -22,16 +22,14 @@ if TYPE_CHECKING:
 _BUILDERS: dict[str, Callable] = {}
 
 
-@dataclass
-class Match:
+class Match(Struct):
     node: ts.Node
     env: dict[str, "Capture"]
     start: int
     end: int
 
 
-@dataclass
-class BuiltFix:
+class BuiltFix(Struct):
     # None: the finding gets no fix, but message / effort / data overrides still apply
     edits: list[Edit] | None
     applicability: str | None = None  # override of the rule's applicability

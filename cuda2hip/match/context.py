@@ -3,10 +3,10 @@ match into a finding."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import tree_sitter as ts
+from msgspec import Struct, field
 
 from ..findings import Applicability, Edit, Finding, Fix, Severity
 from ..settings import Settings
@@ -16,8 +16,7 @@ if TYPE_CHECKING:
     from .compiled import CompiledRule
 
 
-@dataclass
-class FileContext:
+class FileContext(Struct):
     source: SourceText
     tree: ts.Tree
     language: str

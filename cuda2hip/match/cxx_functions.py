@@ -14,13 +14,14 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ..lazy_regex import LazyRegex
 from .amd_conditions import evaluate, known_macros
 from .type_identity import type_spelling
 
 _CONDITIONAL = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else"})
 _ARMS = frozenset({"preproc_elif", "preproc_elifdef", "preproc_else"})
 _SCOPES = frozenset({"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"})
-_DEFINED = re.compile(r"^(!?)\s*defined\s*\(?\s*(\w+)\s*\)?$")
+_DEFINED = LazyRegex(r"^(!?)\s*defined\s*\(?\s*(\w+)\s*\)?$")
 
 class Function(NamedTuple):
     node: object  # function_definition (or a member declaration in a class body)
@@ -94,7 +95,7 @@ def file_definitions(ctx) -> list[Definition]:
     return got
 
 
-_WORD = re.compile(rb"[A-Za-z_]\w*")
+_WORD = LazyRegex(rb"[A-Za-z_]\w*")
 
 
 def file_words(ctx) -> set[bytes]:

@@ -4,9 +4,8 @@ functions here are shared by every frontend."""
 
 from __future__ import annotations
 
-import re
-
 from ..findings import Edit, Finding
+from ..lazy_regex import LazyRegex
 from ..source import ENCODING_NAMES
 from ..suppress import ONLY_DIRECTIVE, Directive, apply_suppressions, unused_codes
 from .compiled import CompiledRule, rule_kind
@@ -37,7 +36,7 @@ def report_parse_recovery(ctx, rules: RuleSet, error_starts: list[int]) -> None:
                data={"lines": lines})
 
 
-_NON_ASCII = re.compile(rb"[\x80-\xff]")
+_NON_ASCII = LazyRegex(rb"[\x80-\xff]")
 
 
 def report_source_encoding(ctx, rules: RuleSet) -> None:

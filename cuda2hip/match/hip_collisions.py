@@ -22,10 +22,11 @@ components in order. Anything else is reported with the fix marked unsafe.
 
 from __future__ import annotations
 
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
+
+import msgspec
 
 from ..findings import Edit
 from .amd_conditions import known_macros
@@ -46,7 +47,7 @@ def load() -> dict:
     from ..rulebook.loader import builtin_rules_dir
 
     path = Path(builtin_rules_dir()) / "api" / "collisions" / "hip-definitions.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    return msgspec.json.decode(path.read_bytes())
 
 
 def _name(t: str) -> str:

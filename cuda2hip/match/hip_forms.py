@@ -11,10 +11,11 @@ releases were checked). Without a target, the newest checked release stands for 
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
+
+import msgspec
 
 from .api_tables import version_tuple
 
@@ -24,7 +25,7 @@ def load(name: str) -> dict:
     from ..rulebook.loader import builtin_rules_dir
 
     path = Path(builtin_rules_dir()) / "api" / "data" / "forms" / f"{name}.json"
-    return json.loads(path.read_text(encoding="utf-8"))
+    return msgspec.json.decode(path.read_bytes())
 
 
 class Release(NamedTuple):

@@ -7,9 +7,8 @@ include what it needs).
 
 from __future__ import annotations
 
-import re
-
 from ..findings import Edit
+from ..lazy_regex import LazyRegex
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 
 # Headers of a legacy API (legacy_api.py), kept while the file calls it.
@@ -58,7 +57,7 @@ def seen_before(parent, ctx, resolve) -> dict[int, frozenset[str]]:
     return out
 
 
-_VERSION_TEST = re.compile(r"\b(?:HIP_VERSION\w*|ROCM_VERSION\w*|__has_include)\b")
+_VERSION_TEST = LazyRegex(r"\b(?:HIP_VERSION\w*|ROCM_VERSION\w*|__has_include)\b")
 
 
 def _version_guarded(node, ctx) -> bool:

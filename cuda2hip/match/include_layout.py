@@ -16,28 +16,30 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from functools import lru_cache
+
+from msgspec import Struct
+
+from ..lazy_regex import LazyRegex
 
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*([A-Za-z_]\w*)?(.*)", re.S)
 _INCLUDE_PATH = re.compile(rb'[ \t]*([<"])([^>"\n]+)[>"]')
-_IDENT = re.compile(rb"[A-Za-z_]\w*")
+_IDENT = LazyRegex(rb"[A-Za-z_]\w*")
 # What the scanner stops at (the regex engine skips everything else, fast: every branch starts
 # with a literal): a directive line, comments, string / character / raw string literals,
 # `extern "C" {` and braces.
 _TOKEN = re.compile(rb'\n[ \t]*#|//|/\*|R"|"|\'|extern|\{|\}')
 # the same where no `extern "C"` can open a block: braces do not matter then
-_TOKEN_NO_EXTERN = re.compile(rb'\n[ \t]*#|//|/\*|R"|"|\'')
+_TOKEN_NO_EXTERN = LazyRegex(rb'\n[ \t]*#|//|/\*|R"|"|\'')
 _FIRST_DIRECTIVE = re.compile(rb"[ \t]*#")
 _EXTERN_C = re.compile(rb'extern\s*"C(?:\+\+)?"\s*\{')
-_WORD_CHAR = re.compile(rb"\w")
+_WORD_CHAR = LazyRegex(rb"\w")
 _COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 # `#ifndef X` or `#if !defined(X)` (name + rest of the directive line)
-_GUARD_IF = re.compile(rb"(?:ifndef\s+([A-Za-z_]\w*)|if\s*!\s*defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?)\s*(?://[^\n]*)?$")
+_GUARD_IF = LazyRegex(rb"(?:ifndef\s+([A-Za-z_]\w*)|if\s*!\s*defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?)\s*(?://[^\n]*)?$")
 
 
-@dataclass(frozen=True, slots=True)
-class Include:
+class Include(Struct, frozen=True):
     header: str
     quoted: bool
     start: int  # start of the directive's line
@@ -47,8 +49,7 @@ class Include:
     extern_c: int | None  # start of the `extern "C"` construct it is inside, if any
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(Struct, frozen=True):
     includes: tuple[Include, ...]
     # (start of the body, start of the next #elif/#else/#endif) of each conditional branch (the
     # include guard is none), ordered by start

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from ..findings import API, Severity
 from ..project_names import DEFINED, UNKNOWN
@@ -20,12 +19,9 @@ from .defined_names import file_definitions
 from .include import include_path, lookup
 from .rename import CUDA_LOOKING, IDENTIFIER_KINDS, combine_name_tables, is_namespace_use
 
-if TYPE_CHECKING:
-    import msgspec
-
 
 @lru_cache(maxsize=1)
-def all_table_entries() -> "dict[bytes, ApiEntry | msgspec.Raw]":
+def all_table_entries() -> "dict[bytes, ApiEntry | bytes]":
     """Every CUDA name of the built-in tables (whatever rules a run selects), with its row of the
     first table that has it (decode a row with `as_entry`)."""
     out: dict = {}

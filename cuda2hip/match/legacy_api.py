@@ -18,19 +18,20 @@ legacy file.
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
+import msgspec
+from msgspec import Struct
+
+from ..lazy_regex import LazyRegex
 from .compiled import CompiledRule, rule_kind
 from .rename import IDENTIFIER_KINDS
 
 DATA_FILES = ("api/legacy/cublas.json",)  # relative to the built-in rules directory
 
 
-@dataclass(frozen=True)
-class LegacyApi:
+class LegacyApi(Struct, frozen=True):
     library: str
     header: str
     current_header: str
@@ -50,7 +51,7 @@ def legacy_apis() -> dict[str, LegacyApi]:
 
     out = {}
     for rel in DATA_FILES:
-        data = json.loads((builtin_rules_dir() / rel).read_text(encoding="utf-8"))
+        data = msgspec.json.decode((builtin_rules_dir() / rel).read_bytes())
         out[data["library"]] = LegacyApi(
             data["library"], data["header"], data["current_header"],
             frozenset(n.encode() for n in data["functions"]),
@@ -85,7 +86,7 @@ def claimed(entry, ctx) -> bool:
     return api is not None and entry.cuda.encode() in api.functions and uses_legacy(ctx, api)
 
 
-_WORD = re.compile(rb"[A-Za-z_]\w*")
+_WORD = LazyRegex(rb"[A-Za-z_]\w*")
 
 
 def keeps_include(header: str, ctx) -> bool:

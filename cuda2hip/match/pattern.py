@@ -10,13 +10,14 @@ same text both times.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import tree_sitter as ts
+from msgspec import Struct
 
 from .. import parse as parsing
+from ..lazy_regex import LazyRegex
 
-METAVAR = re.compile(r"^\$(\$\$)?([A-Z_][A-Z0-9_]*)?$")
+METAVAR = LazyRegex(r"^\$(\$\$)?([A-Z_][A-Z0-9_]*)?$")
 SKIP_KINDS = frozenset({"comment"})
 
 
@@ -24,8 +25,7 @@ class PatternError(ValueError):
     pass
 
 
-@dataclass(slots=True)
-class Capture:
+class Capture(Struct):
     """What a metavariable matched: one node, or a run of sibling nodes for `$$$`."""
 
     nodes: tuple[ts.Node, ...]
@@ -38,8 +38,7 @@ class Capture:
         return self.nodes[0] if len(self.nodes) == 1 else None
 
 
-@dataclass(slots=True)
-class PNode:
+class PNode(Struct):
     type: str
     text: str
     children: tuple["PNode", ...]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..findings import API, Edit, Severity
+from ..lazy_regex import LazyRegex
 from .builders import BuiltFix, Match, get_builder
 from .calls import CALL
 from .compiled import CompiledRule, RuleCompileError, rule_kind
@@ -16,7 +17,7 @@ from .rule_object import (AllMatcher, HasMatcher, KindMatcher, KindSetMatcher, R
 # Leaf node kinds spelled as one identifier-shaped word: the CUDA frontend can find such nodes by
 # their text (see frontends/cuda.py:_visit_by_text).
 _LEAF_NAME_KINDS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"})
-_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+_WORD = LazyRegex(r"[A-Za-z_$][A-Za-z0-9_$]*")
 # Message placeholders that name the API a finding is about (the manual-work estimate counts one
 # port per rule and API: report/effort.py), in order of preference.
 API_CAPTURES = ("NAME", "FN", "HEADER", "FLAG", "PROGRAM", "VAR", "PTX", "COND")

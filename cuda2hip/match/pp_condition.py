@@ -13,8 +13,10 @@ from typing import Callable, NamedTuple
 
 import tree_sitter as ts
 
+from ..lazy_regex import LazyRegex
+
 DIRECTIVES = frozenset({"preproc_if", "preproc_elif", "preproc_ifdef", "preproc_elifdef"})
-_NUMBER = re.compile(r"(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU]?)$")
+_NUMBER = LazyRegex(r"(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU]?)$")
 
 
 class Place(NamedTuple):

@@ -20,15 +20,16 @@ from functools import lru_cache
 
 from .. import parse as parsing
 from ..findings import Edit
+from ..lazy_regex import LazyRegex
 from .amd_conditions import known_macros
 from .compiled import CompiledRule, rule_kind
 from .cxx_functions import (Function, definition_node, definitions, describe, exclusive, file_definitions, line_span,
                             file_words, overlap, param_name)
 from .type_identity import Namer, load, renamer, type_spelling
 
-_BUILTIN = re.compile(r"^(?:(?:void|bool|char|signed|unsigned|short|int|long|float|double|const|volatile)\b|[*&\s])+$")
+_BUILTIN = LazyRegex(r"^(?:(?:void|bool|char|signed|unsigned|short|int|long|float|double|const|volatile)\b|[*&\s])+$")
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)"
-_TOKEN = re.compile(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[A-Za-z_]\w*|\S', re.S)
+_TOKEN = LazyRegex(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[A-Za-z_]\w*|\S', re.S)
 
 
 class _Def:
@@ -81,7 +82,7 @@ def _parsed(data: bytes):
     return frozenset(_WORD.findall(data)), tree, definitions(tree, data)
 
 
-_WORD = re.compile(rb"[A-Za-z_]\w*")
+_WORD = LazyRegex(rb"[A-Za-z_]\w*")
 
 
 @rule_kind("rename-collision")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from ..lazy_regex import LazyRegex
+
 
 class UnsafeRegexError(ValueError):
     """A user regex that could backtrack catastrophically (or does not compile)."""
@@ -89,7 +91,7 @@ def _nested_repeat(items, in_repeat: bool) -> bool:
 
 
 # `#match?` / `#not-match?` / `#any-match?` predicates of a tree-sitter query, with their string.
-_QUERY_REGEX = re.compile(r'#(?:not-|any-)?match\?\s+@[\w.-]+\s+"((?:[^"\\]|\\.)*)"')
+_QUERY_REGEX = LazyRegex(r'#(?:not-|any-)?match\?\s+@[\w.-]+\s+"((?:[^"\\]|\\.)*)"')
 _QUERY_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 
 

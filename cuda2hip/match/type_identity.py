@@ -10,12 +10,13 @@ typedefs say so.
 
 from __future__ import annotations
 
-import json
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
+import msgspec
+
+from ..lazy_regex import LazyRegex
 from .api_tables import as_entry
 
 # typedefs of the C/C++ headers, on the LP64 targets of ROCm (as the mangling resolves them)
@@ -38,7 +39,7 @@ def load(profile: str) -> TypeData:
     from ..rulebook.loader import builtin_rules_dir
 
     path = Path(builtin_rules_dir()) / "api" / "collisions" / f"{profile}.json"
-    payload = json.loads(path.read_text(encoding="utf-8"))
+    payload = msgspec.json.decode(path.read_bytes())
     return TypeData(payload["hip"], payload["cuda"], payload["classes"])
 
 
@@ -68,7 +69,7 @@ class Namer:
         return STD_TYPEDEFS.get(name) or self.data.cuda.get(name, name)
 
 
-_WORD = re.compile(r"[A-Za-z_]\w*")
+_WORD = LazyRegex(r"[A-Za-z_]\w*")
 
 
 def renamer(settings):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
+
+from msgspec import field
 
 from ..match.context import FileContext
 
 
-@dataclass
 class PyFileContext(FileContext):
     module: Any = None  # PyModule
     rules: Any = None  # the RuleSet of this file (embedded sources get the CUDA set of its engine)

@@ -4,7 +4,8 @@ only when used."""
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 # format name -> module (relative to this package)
 FORMATS: dict[str, str] = {
@@ -19,8 +20,7 @@ FORMATS: dict[str, str] = {
 }
 
 
-@dataclass
-class ReportContext:
+class ReportContext(Struct):
     engine: object  # cuda2hip.match.engine.Engine
     settings: object  # cuda2hip.settings.Settings
     color: bool = False

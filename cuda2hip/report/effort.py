@@ -12,7 +12,8 @@ Unsafe fixes and suggestions still need a person, so they count.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from ..findings import API, EFFORTS, Severity
 
@@ -40,8 +41,7 @@ def _port_key(f) -> tuple:
     return (f.code, api) if api else (f.code, f.path, f.start, f.end)
 
 
-@dataclass
-class Estimate:
+class Estimate(Struct):
     minutes: int = 0
     findings: int = 0  # findings counted
     ports: int = 0  # distinct (rule, API) ports among them

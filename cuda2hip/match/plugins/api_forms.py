@@ -14,11 +14,11 @@ The `api-form-level` builder gives HIP132/HIP133 findings the severity their ana
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from ...findings import API, Edit
 from .. import hip_forms
+from ...lazy_regex import LazyRegex
 from ..builders import BuiltFix, Match, fix_builder
 from ..predicates import predicate
 from .cuda_ast import call_args, callee_name, capture, named, text
@@ -26,7 +26,7 @@ from .expr_types import expression_type
 
 DATA = "calls"
 _NULL = frozenset({"0", "NULL", "nullptr", "0L", "0UL"})
-_VOID_POINTER = re.compile(r"(?:const\s+)?void\s*\*|void\s+const\s*\*")
+_VOID_POINTER = LazyRegex(r"(?:const\s+)?void\s*\*|void\s+const\s*\*")
 _CASTS = frozenset({"static_cast", "reinterpret_cast", "const_cast"})
 
 

@@ -4,11 +4,10 @@ cooperative launch in the translation unit (HIP408)."""
 
 from __future__ import annotations
 
-import re
-
 import tree_sitter as ts
 
 from ...findings import Edit
+from ...lazy_regex import LazyRegex
 from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
 from .cuda_ast import (callee, callee_name, call_args, capture, enclosing_function, find_declaration, line_of, named,
@@ -258,7 +257,7 @@ def bare_s_barrier_to_syncthreads(match, ctx, rule):
 
 # ---------------------------------------------------------------- grid sync
 
-COOPERATIVE_LAUNCH = re.compile(
+COOPERATIVE_LAUNCH = LazyRegex(
     rb"\b(cudaLaunchCooperativeKernel|hipLaunchCooperativeKernel|cudaLaunchCooperativeKernelMultiDevice|"
     rb"hipLaunchCooperativeKernelMultiDevice|hipModuleLaunchCooperativeKernel|cuLaunchCooperativeKernel|"
     rb"cudaLaunchAttributeCooperative|hipLaunchAttributeCooperative|CU_LAUNCH_ATTRIBUTE_COOPERATIVE)\b")

@@ -11,12 +11,13 @@ from functools import lru_cache
 
 import tree_sitter as ts
 
+from ...lazy_regex import LazyRegex
 from .cuda_ast import declarator_of, enclosing_function, find_declaration, text
 
 NAMESPACE = "cooperative_groups"
 # What CUDA's group-making functions return (cooperative_groups.h; HIP's have the same types).
 _MADE_BY = {"this_thread_block": "thread_block", "this_grid": "grid_group", "coalesced_threads": "coalesced_group"}
-_ALIAS = re.compile(rb"\bnamespace\s+(\w+)\s*=\s*(?:::)?\s*cooperative_groups\s*;")
+_ALIAS = LazyRegex(rb"\bnamespace\s+(\w+)\s*=\s*(?:::)?\s*cooperative_groups\s*;")
 
 
 _USING = re.compile(rb"\busing\s+(?:namespace\s+(?:::)?\s*(cooperative_groups)\s*;|(?:::)?\s*cooperative_groups\s*::\s*(\w+)\s*;)")

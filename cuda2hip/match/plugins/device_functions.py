@@ -13,6 +13,7 @@ import re
 from functools import lru_cache
 
 from .. import hip_forms
+from ...lazy_regex import LazyRegex
 from ..api_tables import as_entry, version_tuple
 from ..defined_names import file_definitions
 from ..leftovers import _included_definitions, all_table_entries
@@ -24,7 +25,7 @@ from .warp import MASKED
 
 DATA = "device-functions"
 _WARP_RULES = MASKED | {"__activemask"}  # HIP403 reports them, with the ROCm versions that have them
-_CUDA_SPELLED = re.compile(r"__|atomic|cuda")
+_CUDA_SPELLED = LazyRegex(r"__|atomic|cuda")
 _SHOWN = 4  # parameter lists a message names
 
 

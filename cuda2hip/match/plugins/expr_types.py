@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 import tree_sitter as ts
 
+from ...lazy_regex import LazyRegex
 from .cuda_ast import declarator_name, find_declaration, named, text
 
 
@@ -25,7 +26,7 @@ class Declared(NamedTuple):
 _QUALIFIERS = re.compile(r"\b(?:const|volatile|struct|class|union|enum|typename|__restrict__|__restrict|restrict)\b")
 _UNKNOWN = frozenset({"auto", "decltype"})
 # Containers whose subscript gives their first template argument.
-_CONTAINERS = re.compile(r"^(?:std::)?(?:vector|array|deque)$")
+_CONTAINERS = LazyRegex(r"^(?:std::)?(?:vector|array|deque)$")
 _SCOPES = frozenset({"translation_unit", "namespace_definition", "linkage_specification", "declaration_list"})
 
 

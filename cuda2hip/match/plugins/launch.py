@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-import re
-
 import tree_sitter as ts
 
 from ... import parse as parsing
 from ...findings import Edit
+from ...lazy_regex import LazyRegex
 from ..builders import BuiltFix, Match, fix_builder
 
 # hipLaunchKernelGGL is a `do { ... } while (0)` macro in HIP (amd_hip_runtime.h): it is a
@@ -22,7 +21,7 @@ _DIM3_DECLS = """
 (parameter_declaration type: (type_identifier) @t declarator: (identifier) @n)
 (parameter_declaration type: (type_identifier) @t declarator: (reference_declarator (identifier) @n))
 """
-_DIM3_TEXT = re.compile(r"^\s*dim3\s*[({]")
+_DIM3_TEXT = LazyRegex(r"^\s*dim3\s*[({]")
 
 
 def _dim3_names(ctx) -> frozenset[str]:

@@ -12,9 +12,9 @@ copy per block, so every thread reads the same value unless the index is per-thr
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 
 import tree_sitter as ts
+from msgspec import Struct
 
 from .cuda_ast import nodes_of, declarator_name, function_body, named, text
 
@@ -38,8 +38,7 @@ _KINDS = ("identifier", "field_identifier", "declaration", "init_declarator", "a
 Var = tuple  # (declaration position, name); position -1: not declared in the function
 
 
-@dataclass(frozen=True)
-class Flow:
+class Flow(Struct, frozen=True):
     var: Var
     value: ts.Node
     node: ts.Node  # the declarator / assignment, for messages

@@ -13,9 +13,8 @@ Both CUDA and HIP spellings match, so the findings hold before and after the ren
 
 from __future__ import annotations
 
-import re
-
 from ...findings import Edit
+from ...lazy_regex import LazyRegex
 from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
 from .cuda_ast import call_args, capture, literal_suffix, named, text
@@ -72,7 +71,7 @@ def handle_integer_arithmetic(node, env, ctx, args):
 # ------------------------------------------------------------------------------ HIP135
 
 _COORDINATES = frozenset({"threadIdx", "blockIdx", "blockDim", "gridDim"})
-_UNSIGNED = re.compile(r"^(?:unsigned(?: int| long| long long| short| char)?|uint|uint(?:8|16|32|64)_t|size_t|"
+_UNSIGNED = LazyRegex(r"^(?:unsigned(?: int| long| long long| short| char)?|uint|uint(?:8|16|32|64)_t|size_t|"
                        r"unsigned long int|long unsigned int|uintptr_t)$")
 
 

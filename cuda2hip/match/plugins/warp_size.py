@@ -16,6 +16,7 @@ import re
 
 import tree_sitter as ts
 
+from ...lazy_regex import LazyRegex
 from ..predicates import predicate
 from .cuda_ast import (call_args, callee_name, capture, declarator_name, enclosing_function, file_scope_declaration,
                        find_declaration, function_body, int_value, named, text, walk)
@@ -24,7 +25,7 @@ from .thread_taint import thread_taint
 from .warp import ballot_variable, is_ballot
 
 WARP_NAME = re.compile(r"warp_?size|warpsz|wavefront_?size|wave_?size", re.IGNORECASE)
-LANE_NAME = re.compile(r"warp|lane|wid\b|wave", re.IGNORECASE)
+LANE_NAME = LazyRegex(r"warp|lane|wid\b|wave", re.IGNORECASE)
 SHUFFLES = frozenset({"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync",
                       "__shfl_down_sync", "__shfl_xor_sync"})
 # shuffles whose second value argument is an offset (not a source lane)

@@ -14,7 +14,6 @@ they are linted inside a function body.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Literal
 
 import msgspec
@@ -104,7 +103,7 @@ class EmbeddedCudaRule(PyRule):
             end_line, end_col = ctx.source.position(end)
             extra = dict(f.extra)
             extra["embedded_in"] = callee
-            ctx.findings.append(dataclasses.replace(
+            ctx.findings.append(msgspec.structs.replace(
                 f, start=start, end=end, line=line, column=col, end_line=end_line, end_column=end_col,
                 fix=fix, extra=extra))
         if not_rewritten:
