@@ -112,10 +112,10 @@ def measure(cmd: list[str], env: dict, cwd: Path) -> dict:
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     err = proc.stderr.read().decode(errors="replace")
-    # 2 with a silent stderr: the run finished, some files were left untouched (real trees hold
-    # files that are not C++, e.g. cuda-samples' GLSL shaders in .cpp); usage, configuration and
-    # rule errors say why on stderr.
-    if proc.returncode not in (0, 1) and not (proc.returncode == 2 and not err.strip()):
+    # 2 without a run-level error on stderr: the run finished, some files were left untouched
+    # (real trees hold files that are not C++, e.g. cuda-samples' GLSL shaders in .cpp files).
+    failed = any(line.startswith(("cuda2hip: error", "Error:", "Usage:", "Traceback")) for line in err.splitlines())
+    if proc.returncode not in (0, 1) and not (proc.returncode == 2 and not failed):
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{err}")
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return {"seconds": wall, "cpu_seconds": cpu, "peak_rss_mb": peak / 2**20}
