@@ -46,15 +46,16 @@ class Scanner:
             self._re2 = re2.compile(self.pattern, options)
         return self._re2
 
-    def finditer(self, data: bytes, pos: int = 0, endpos: int | None = None):
+    def _run(self, method: str, data: bytes, pos: int, endpos: int | None):
         if endpos is not None and endpos < len(data):
             data = data[:max(endpos, 0)]
-        return self._engine(len(data) - pos).finditer(data, pos)
+        return getattr(self._engine(len(data) - pos), method)(data, pos)
+
+    def finditer(self, data: bytes, pos: int = 0, endpos: int | None = None):
+        return self._run("finditer", data, pos, endpos)
 
     def search(self, data: bytes, pos: int = 0, endpos: int | None = None):
-        if endpos is not None and endpos < len(data):
-            data = data[:max(endpos, 0)]
-        return self._engine(len(data) - pos).search(data, pos)
+        return self._run("search", data, pos, endpos)
 
 
 @cache
