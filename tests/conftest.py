@@ -29,6 +29,11 @@ FETCH_RELEASE_HEADERS = "python tests/harness/fetch_rocm_release_headers.py .cac
 INSTALL_TEST_DEPS = "bash tools/install-test-deps.sh"
 
 
+# Every `python -m cuda2hip` a test starts runs this checkout, not whatever copy is installed
+# (an editable install of another clone or worktree would otherwise be what the tests test).
+os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+
+
 def not_installed(what: str, packages: str) -> str:
     """The reason a test skips when a system package it needs is missing: what, and how to get it."""
     return f"{what} not installed (apt-get install {packages}; every test tool at once: {INSTALL_TEST_DEPS})"
