@@ -107,6 +107,32 @@ def test_rule_caches_follow_the_content_of_rule_files(tmp_path, monkeypatch):
     assert [f["code"] for f in _run(src, settings)[1]] == ["USR001"]
 
 
+def test_rule_caches_follow_the_data_beside_the_rules(tmp_path, monkeypatch):
+    """The words a rule is pre-filtered by can come from its data (struct-fields.json gives
+    struct-field-missing's): new data beside the rule files keys new rule caches, so that no
+    run skips a rule by the words of the old data."""
+    from cuda2hip.rulebook import loader
+
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
+    rules = tmp_path / "rules"
+    (rules / "data").mkdir(parents=True)
+    (rules / "mine.yaml").write_text(
+        "code: USR001\nid: my-rule\nkind: pattern\nseverity: warning\nsummary: s\nmessage: m\n"
+        "docs: {what: w, why: y}\nrule: {pattern: fooBar($$$A)}\n")
+    table = rules / "data" / "names.json"
+    other = rules / "collisions.json"  # data outside a data/ folder counts too
+    table.write_text('{"a": 1}')
+    other.write_text("[]")
+    sources = [loader.RuleSource(rules, builtin=False)]
+    keys = [loader.load_rules_keyed(sources)[1]]
+    table.write_text('{"b": 1}')
+    keys.append(loader.load_rules_keyed(sources)[1])
+    other.write_text("[1]")
+    keys.append(loader.load_rules_keyed(sources)[1])
+    assert None not in keys and len(set(keys)) == 3
+    assert [p.name for p in loader.rule_files(rules)] == ["mine.yaml"]
+
+
 def _checks(obj) -> list[str]:
     """Predicate names a rule object (as plain data) uses."""
     if isinstance(obj, dict):

@@ -54,7 +54,7 @@ def test_builtin_rules_are_listed_and_fingerprinted_once(monkeypatch):
     loader.load_rules(sources)  # the rule cache exists after this one
     rules = loader.load_rules(sources)
     walked = []
-    monkeypatch.setattr(loader, "rule_files", lambda directory: walked.append(directory) or [])
+    monkeypatch.setattr(loader, "rule_files", lambda directory, data=None: walked.append(directory) or [])
     assert loader.load_rules(sources) is rules and walked == []
     # user rules are listed again every time (a test may have edited them)
     loader.load_rules([*sources, loader.RuleSource(loader.builtin_rules_dir() / "api", builtin=False)])

@@ -91,11 +91,18 @@ def make_cache_dir(path: Path) -> None:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
-def rule_files(directory: Path) -> list[Path]:
+def rule_files(directory: Path, data: list[str] | None = None) -> list[Path]:
     """The rule files under `directory` (os.walk: a third of what Path.rglob costs, which every
-    run pays). `data/` folders hold tables that rules reference (JSON or YAML), not rules."""
+    run pays). `data/` folders hold tables that rules reference (JSON or YAML), not rules; the
+    paths of those and of every other file that is no rule are added to `data`, if given."""
     out = []
     for top, dirs, files in os.walk(directory):
+        if data is not None:
+            data.extend(os.path.join(top, name) for name in files if not name.endswith(".yaml"))
+            for d in dirs:
+                if d == "data":
+                    data.extend(os.path.join(t, name) for t, _, names in os.walk(os.path.join(top, d))
+                                for name in names)
         dirs[:] = [d for d in dirs if d != "data"]
         out.extend(path for path in (os.path.join(top, name) for name in files if name.endswith(".yaml"))
                    if os.path.isfile(path))
@@ -156,12 +163,16 @@ class RuleSource(msgspec.Struct):
     builtin: bool
 
 
-def _fingerprint(files: list[tuple[Path, bool]]) -> str:
-    """The key of the rule caches: the rule files' names, content and built-in flags."""
+def _fingerprint(files: list[tuple[Path, bool]], data: list[str]) -> str:
+    """The key of the rule caches: the rule files' names, content and built-in flags, and the
+    content of the data files beside them (`data`, sorted here): the words a rule is pre-filtered
+    by can come from its tables (struct-fields.json, calls.json, ...), so new data must not meet
+    the pre-filter data of the old."""
     from ..content_keys import fingerprint
 
     flags = "".join("b" if builtin else "u" for _, builtin in files)
-    return fingerprint(f"{SCHEMA_VERSION}:{__version__}:{flags}", [str(p) for p, _ in files])
+    return fingerprint(f"{SCHEMA_VERSION}:{__version__}:{flags}:{len(files)}",
+                       [str(p) for p, _ in files] + sorted(data))
 
 
 def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rule]:
@@ -179,15 +190,16 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
         if builtin in _BUILTIN:
             return _BUILTIN[builtin]
     files: list[tuple[Path, bool]] = []
+    data: list[str] = []
     for src in sources:
         if not src.directory.is_dir():
             raise RuleError(f"{src.directory}: rule directory does not exist")
-        files.extend((p, src.builtin) for p in rule_files(src.directory))
+        files.extend((p, src.builtin) for p in rule_files(src.directory, data))
 
     cache_file = key = None
     if cache_root is not None:
         try:
-            key = _fingerprint(files)
+            key = _fingerprint(files, data)
             if key not in _LOADED:
                 cache_file = cache_root / f"rules-{key}.msgpack"
                 if cache_file.is_file():
