@@ -15,7 +15,9 @@ It measures, each as a real `cuda2hip` process (start to exit, as a user or pre-
   the median of N runs, paired with runs of `python -c pass` (the interpreter's own start-up,
   the floor no Python tool goes below) and of a 10-file batch; and the time the run spends
   importing modules (`-X importtime`);
-- peak memory: the largest sum of RSS over the process and its workers, sampled.
+- peak memory: the largest sum of RSS over the process and its workers, sampled;
+- where valgrind is installed, the instructions of the floor and of the single-file check
+  (callgrind): a figure the machine's load does not move.
 
 Targets (2-core machine): `fix --no-cache --output-dir` >= 115,000 lines/s on a real tree;
 single-file check <= the floor + 30 ms, a 10-file batch <= 1.5 x the single file (medians); peak RSS <= 300 MB. The load average is printed too: other work on the
@@ -170,6 +172,20 @@ def _line_count(path: Path) -> int:
         return sum(1 for _ in fh)
 
 
+def instructions(cmd: list[str], env: dict, cwd: Path) -> float | None:
+    """The instructions (millions) `cmd` runs, counted by valgrind's callgrind: unlike times, the
+    count does not move with the machine's load (string hashing is seeded, so that it does not
+    move between runs either). None without valgrind."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        return None
+    with tempfile.TemporaryDirectory() as out:
+        res = subprocess.run([valgrind, "--tool=callgrind", f"--callgrind-out-file={out}/callgrind.out", *cmd],
+                             env={**env, "PYTHONHASHSEED": "0"}, cwd=cwd, capture_output=True, text=True)
+    found = [line for line in res.stderr.splitlines() if "Collected :" in line]
+    return round(int(found[-1].split(":")[-1]) / 1e6, 1) if found else None
+
+
 def latency(tool: list[str], python: str, env: dict, work: Path, src: Path, runs: int) -> dict:
     """Single-file and 10-file `check --no-cache` (files just edited), alternating with
     `python -c pass` so that the floor is measured under the same load; then the import time of
@@ -212,7 +228,12 @@ def latency(tool: list[str], python: str, env: dict, work: Path, src: Path, runs
         res = subprocess.run([python, "-X", "importtime", "-m", "cuda2hip", "check", "--no-cache", str(one)],
                              env=env, cwd=work, capture_output=True, text=True)
         imports.append(_import_ms(res.stderr))
+    one = dirs["one"] / "kernel0.cu"
+    one.write_text(texts["one"][0] + "// counted\n")
+    counted = {"floor": instructions([python, "-c", "pass"], env, work),
+               "single_file_check": instructions([*tool, "check", "--no-cache", str(one)], env, work)}
     return {"floor": _stats(times["floor"]),
+            "instructions_m": counted if None not in counted.values() else None,
             "single_file_check": {"lines": texts["one"][0].count("\n") + 1, **_stats(times["one"])},
             "batch_check": {"lines": sum(t.count("\n") + 1 for t in texts["batch"]), **_stats(times["batch"])},
             "import_ms": {"runs": len(imports), "median_ms": round(statistics.median(imports), 1)}}
@@ -341,6 +362,11 @@ def report(r: dict) -> None:
           f"(min {s['min_ms']:.1f}, max {s['max_ms']:.1f}); of it importing modules: median {imp['median_ms']:.1f} ms")
     print(f"{BATCH}-file check --no-cache ({b['lines']} lines, {b['runs']} runs): median {b['median_ms']:.1f} ms "
           f"(min {b['min_ms']:.1f}, max {b['max_ms']:.1f})")
+    counted = r.get("instructions_m")
+    if counted:
+        print(f"instructions (callgrind, load-independent): floor {counted['floor']:,.1f} M, single-file check "
+              f"{counted['single_file_check']:,.1f} M ({counted['single_file_check'] - counted['floor']:,.1f} M over "
+              "the floor)")
     print()
     for name, t in r["targets"].items():
         print(f"target {name}: {t['value']:,} ({t['target']}): {'met' if t['met'] else 'NOT MET'}")
