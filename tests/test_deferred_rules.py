@@ -39,7 +39,7 @@ def test_rules_whose_words_a_file_lacks_are_not_compiled(tmp_path, monkeypatch):
     second, got_plain = _run(plain, settings)
     compiled = set(second._compiled_rules)
     assert "barrier-in-thread-dependent-flow" not in compiled  # no __syncthreads in plain.cu
-    assert "cuda-runtime-api" in compiled  # no pre-filter: always compiled
+    assert "cuda-runtime-api" in compiled  # no pre-filter: compiled for every file that runs
     assert got_plain == expected_plain
     entries = second._entries_for("cuda")
     assert any(type(e) is Deferred and e.id == "barrier-in-thread-dependent-flow" for e in entries)
@@ -53,6 +53,26 @@ def test_rules_whose_words_a_file_lacks_are_not_compiled(tmp_path, monkeypatch):
     full = run([str(barrier)], everything.settings, Mode.CHECK, everything)
     assert got_barrier == [f.to_dict() for f in full.findings]
     assert any(f["code"] == "HIP401" for f in got_barrier)
+
+
+def test_results_from_the_result_cache_compile_no_rule(tmp_path, monkeypatch):
+    """A run whose files' results all come from the result cache compiles no file rule: rules
+    that need no word are deferred too (their pre-filter data is cached as well), and the
+    header scope check (HIP005) compiles the engine's diagnostics only."""
+    from cuda2hip.match.engine import LOCAL_HEADER_NOT_MIGRATED
+
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
+    (tmp_path / "defs.cuh").write_text("#include <cuda_runtime.h>\ninline void g(float* p) { cudaFree(p); }\n")
+    main = tmp_path / "main.cu"
+    main.write_text('#include "defs.cuh"\n' + PLAIN)
+    settings = Settings(root=tmp_path, jobs=1)
+    _, expected = _run(main, settings)
+    assert any(f["code"] == "HIP005" for f in expected)  # defs.cuh is outside the run
+    engine, got = _run(main, settings)  # served by the result cache
+    assert got == expected
+    compiled = engine._compiled_rules
+    assert LOCAL_HEADER_NOT_MIGRATED in compiled
+    assert {r.rule.kind for r in compiled.values()} == {"diagnostic"}  # the engine's own, cheap
 
 
 def test_a_changed_rule_file_is_compiled_again(tmp_path, monkeypatch):

@@ -303,8 +303,10 @@ class Engine:
         if got is None:
             got = self._compiled_rules[rule.id] = compile_rule(rule, self.settings)
             # A rule kind's words must follow from the rule and the code alone (never from
-            # settings): they are cached by the rule files' fingerprint.
-            if self._prefilters is not None and (got.literals or got.alternatives is not None) \
+            # settings): they are cached by the rule files' fingerprint. Rules that need no word
+            # are recorded too: a run that needs no rule compiled (results from the result
+            # cache, where only HIP005's rule is looked at) then compiles none.
+            if self._prefilters is not None \
                     and self._prefilters.get(rule.id) != (got.literals, got.alternatives):
                 self._prefilters[rule.id] = (got.literals, got.alternatives)
                 self._new_prefilters = True
