@@ -97,13 +97,13 @@ def rule_files(directory: Path, data: list[str] | None = None) -> list[Path]:
     paths of those and of every other file that is no rule are added to `data`, if given."""
     out = []
     for top, dirs, files in os.walk(directory):
-        if data is not None:
+        if "data" in os.path.relpath(top, directory).split(os.sep):  # walked only when `data` is wanted
+            data.extend(os.path.join(top, name) for name in files)
+            continue
+        if data is None:
+            dirs[:] = [d for d in dirs if d != "data"]
+        else:
             data.extend(os.path.join(top, name) for name in files if not name.endswith(".yaml"))
-            for d in dirs:
-                if d == "data":
-                    data.extend(os.path.join(t, name) for t, _, names in os.walk(os.path.join(top, d))
-                                for name in names)
-        dirs[:] = [d for d in dirs if d != "data"]
         out.extend(path for path in (os.path.join(top, name) for name in files if name.endswith(".yaml"))
                    if os.path.isfile(path))
     # Path order (by components) without comparing Path objects (~400 comparisons)
