@@ -232,8 +232,9 @@ def _report(fmt: str, run, settings, engine, output: Path | None, statistics: bo
         _emit(fmt, run, settings, engine, output, err)
 
 
-def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
+def check(paths, fmt, output, statistics, baseline, write_baseline, server=False, **opts):
     """Report findings in PATHS (files or directories; default: the current directory)."""
+    # `server`: handled before this point (resident/client.py), by the `cuda2hip` command.
     from .runner import Mode
 
     if fmt not in _formats():

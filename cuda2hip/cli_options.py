@@ -91,6 +91,9 @@ CHECK = (
            help="Report only findings that this baseline file does not list."),
     Option(("--write-baseline",), "write_baseline", "path", dir_okay=False,
            help="Record the current findings in this baseline file and exit 0."),
+    Option(("--server",), "server", "flag",
+           help="Start the resident server in the background when none runs, for the next calls "
+                "(see `cuda2hip server --help`); a running server is used with or without it."),
 ) + COMMON
 
 FIX = (

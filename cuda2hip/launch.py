@@ -1,0 +1,19 @@
+"""The `cuda2hip` command. A `check` goes to the resident server of this installation when one
+runs (resident/); everything else, and a check no server takes, runs in this process (cli.py).
+Imports nothing else before it knows which."""
+
+import os
+import sys
+
+
+def entry() -> None:
+    argv = sys.argv[1:]
+    if argv and argv[0] == "check":
+        from .resident.client import serve
+
+        code = serve(argv)
+        if code is not None:
+            os._exit(code)
+    from .cli import entry as run_here
+
+    run_here()

@@ -1,0 +1,115 @@
+"""The fork of the server that runs one check: it becomes the caller's `cuda2hip check` (the
+caller's standard streams, arguments, working directory, environment, umask; a process group of
+its own, which gets the signals the caller receives), runs it, and exits with its status.
+
+A spare fork is made ahead of the next request: it primes itself (warm_up.Workspace.prime),
+says so, and waits for the request on its own socket pair with the server.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+SPARE_READY = b"R"
+
+
+def _stream(fd: int, writing: bool, mode):
+    import io
+
+    if mode is None:
+        return None
+    encoding, errors, line_buffering, write_through = mode
+    raw = io.FileIO(fd, "w" if writing else "r", closefd=False)
+    buffered = io.BufferedWriter(raw) if writing else io.BufferedReader(raw)
+    return io.TextIOWrapper(buffered, encoding=encoding, errors=errors, line_buffering=line_buffering,
+                            write_through=write_through)
+
+
+def run_check(request: dict, fds: list[int]) -> None:
+    """Become the caller's `cuda2hip check`, run it, exit with its status (never returns)."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
+    os.chdir(request["cwd"])
+    os.umask(request["umask"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    streams = request["streams"]
+    sys.stdin = sys.__stdin__ = _stream(0, False, streams[0])
+    sys.stdout = sys.__stdout__ = _stream(1, True, streams[1])
+    sys.stderr = sys.__stderr__ = _stream(2, True, streams[2])
+    sys.argv = [request["argv0"], *request["argv"]]
+    from ..cli import entry
+
+    entry()  # ends the process (os._exit) with the check's status
+
+
+def fork(owned: list, then) -> int:
+    """Fork; the child closes what the server `owned` (its sockets and descriptors are not the
+    check's), leads a process group of its own, runs `then()` and exits (1 on an error, with
+    its traceback on the stderr it has then). Returns the child's pid."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setpgid(0, 0)
+            for thing in owned:
+                thing.close()
+            then()
+        except BaseException:
+            try:
+                import traceback
+
+                traceback.print_exc()
+            finally:
+                os._exit(1)
+        os._exit(0)
+    try:
+        os.setpgid(pid, pid)  # on both sides, so that a signal forwarded at once reaches the group
+    except OSError:
+        pass
+    return pid
+
+
+def send_request(sock, payload: bytes, fds: list[int]) -> None:
+    """Hand a request (the client's, as received) to a spare fork."""
+    import socket
+
+    socket.send_fds(sock, [len(payload).to_bytes(4, "little")], fds)
+    sock.sendall(payload)
+
+
+def spare(sock, workspace) -> None:
+    """A spare fork: prime, say so, wait for a request and run it; exit when the server closes
+    the pair unused (it stops)."""
+    import marshal
+    import socket
+
+    # Until it takes a request the spare is the server's: a Ctrl-C or SIGTERM to the server's
+    # group ends it without a traceback.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    workspace.prime()
+    try:
+        sock.sendall(SPARE_READY)
+        head, fds, _, _ = socket.recv_fds(sock, 4, 3)
+    except OSError:  # the server went away
+        os._exit(0)
+    if len(head) < 4 or len(fds) != 3:
+        os._exit(0)
+    size = int.from_bytes(head, "little")
+    payload = b""
+    while len(payload) < size:
+        chunk = sock.recv(size - len(payload))
+        if not chunk:
+            os._exit(0)
+        payload += chunk
+    sock.close()
+    run_check(marshal.loads(payload), fds)

@@ -1,0 +1,79 @@
+"""What the server runs before it serves: every check then finds the modules imported, the rules
+validated and their name tables, queries and data loaded.
+
+Everything runs in a folder of the server's own, with a cache folder of its own: the user's
+files, configuration and caches are read by the forks that run the checks, as in any run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+
+_CASE_FILES = {"cuda": "case.cu", "python": "case.py", "cmake": "CMakeLists.txt", "make": "Makefile"}
+CACHE_ENV = "CUDA2HIP_CACHE_DIR"
+
+
+class Workspace:
+    """The server's folder: the built-in rules' invalid test cases (one folder each) and one
+    CUDA file made of all the CUDA cases (`primer`), and the server's cache folder."""
+
+    def __init__(self, folder: str):
+        from ..match.engine import load_all_rules
+        from ..settings import Settings
+
+        self.folder = folder
+        self.cases = os.path.join(folder, "cases")
+        self.cache = os.path.join(folder, "cache")
+        self.primer = os.path.join(folder, "primer", "primer.cu")
+        os.makedirs(os.path.dirname(self.primer))
+        cuda = []
+        for n, (rule, case) in enumerate((r, c) for r in load_all_rules(Settings()) for c in r.tests.invalid):
+            code = case if isinstance(case, str) else case.code
+            name = _CASE_FILES.get(rule.language, "case.cu")
+            if not isinstance(case, str) and case.filename:
+                name = os.path.basename(case.filename)
+            target = os.path.join(self.cases, str(n))
+            os.makedirs(target)
+            with open(os.path.join(target, name), "w", encoding="utf-8") as f:
+                f.write(code)
+            if name.endswith(".cu"):
+                cuda.append(code)
+        with open(self.primer, "w", encoding="utf-8") as f:
+            f.write("\n".join(cuda))
+
+    def check(self, *args: str) -> None:
+        """`cuda2hip check --isolated --no-cache -j 1 ARGS` in this process, output discarded, with
+        the server's cache folder."""
+        from ..cli import main
+
+        saved = os.environ.get(CACHE_ENV)
+        os.environ[CACHE_ENV] = self.cache
+        try:
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                try:
+                    main(["check", "--isolated", "--no-cache", "-j", "1", *args])
+                except SystemExit:
+                    pass
+        finally:
+            if saved is None:
+                os.environ.pop(CACHE_ENV, None)
+            else:
+                os.environ[CACHE_ENV] = saved
+            import tempfile
+
+            tempfile.tempdir = None  # chosen from this environment: a fork chooses from its own
+
+    def warm_up(self) -> None:
+        """The server's own warm-up: all the cases, in each core report format."""
+        for fmt in ("text", "concise", "json", "sarif"):
+            self.check("--format", fmt, self.cases)
+
+    def prime(self) -> None:
+        """A spare fork's: one file, as a pre-commit call checks, in the formats a terminal and
+        pre-commit use. Running it copies into the fork the memory pages a check writes (Python
+        writes the reference count of every object it uses), which the check it then runs would
+        otherwise copy one page fault at a time: ~12 ms of a ~25 ms check."""
+        for fmt in ("text", "concise"):
+            self.check("--format", fmt, self.primer)
