@@ -234,7 +234,7 @@ def _report(fmt: str, run, settings, engine, output: Path | None, statistics: bo
 
 def check(paths, fmt, output, statistics, baseline, write_baseline, server=False, **opts):
     """Report findings in PATHS (files or directories; default: the current directory)."""
-    # `server`: handled before this point (resident/client.py), by the `cuda2hip` command.
+    # `server` (here and in fix): handled before this point, by the `cuda2hip` command (launch.py).
     from .runner import Mode
 
     if fmt not in _formats():
@@ -267,7 +267,8 @@ def check(paths, fmt, output, statistics, baseline, write_baseline, server=False
     sys.exit(_exit_code(run, settings))
 
 
-def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics, **opts):
+def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics,
+        server=False, **opts):
     """Apply fixes to PATHS in place (safe ones; unsafe ones with --unsafe-fixes), then report
     what remains. With --output-dir OUT SRC, write the migrated tree to OUT instead."""
     from .runner import Mode

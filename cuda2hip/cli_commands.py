@@ -190,9 +190,10 @@ def test_rules(directory, select, verbose):
 @group.group()
 def server() -> None:
     """The resident server: a background process that has loaded cuda2hip and its rules once and
-    runs each `cuda2hip check` of this installation in a fork of itself (same output, exit status,
-    files and caches as a check run on its own; ~100 ms less start-up per call, which pre-commit
-    pays on every commit). `check --server` starts one too. See docs/resident-server.md."""
+    runs each `cuda2hip check` and `fix` of this installation in a fork of itself (same output,
+    exit status, files and caches as a run on its own; ~100 ms less start-up per call, which
+    pre-commit pays on every commit). `check --server` starts one too. See
+    docs/resident-server.md."""
 
 
 @server.command("start")

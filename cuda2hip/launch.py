@@ -1,4 +1,4 @@
-"""The `cuda2hip` command. A `check` goes to the resident server of this installation when one
+"""The `cuda2hip` command. A `check` or `fix` goes to the resident server of this installation when one
 runs (resident/); everything else, and a check no server takes, runs in this process (cli.py).
 Imports nothing else before it knows which."""
 
@@ -8,7 +8,7 @@ import sys
 
 def entry() -> None:
     argv = sys.argv[1:]
-    if argv and argv[0] == "check":
+    if argv and argv[0] in ("check", "fix"):  # resident.SERVED_COMMANDS, without importing it
         from .resident.client import serve
 
         code = serve(argv)

@@ -89,10 +89,31 @@ def test_check_through_the_server_is_the_check_run_on_its_own(server_env, tmp_pa
     first = _run(calls[0], server_env, project)
     assert first.returncode == 1 and "HIP101" in first.stdout and "HIP100" not in first.stdout, first.stdout
     assert _served(server_env, project) == len(calls) + 1
-    # the server did not answer for other commands: `fix` runs in the caller's process
-    fixed = _run(["fix", "--no-cache", "src/a.cu"], server_env, project)
-    assert fixed.returncode in (0, 1) and "hipMalloc" in (project / "src" / "a.cu").read_text()
+    # other commands run in the caller's process
+    assert _run(["rules"], server_env, project).returncode == 0
     assert _served(server_env, project) == len(calls) + 1
+
+
+def test_fix_through_the_server_writes_what_it_writes_on_its_own(server_env, tmp_path):
+    import shutil
+
+    served_tree, own_tree = _project(tmp_path), tmp_path / "alone"
+    (served_tree / "src" / "a.cu").chmod(0o640)
+    shutil.copytree(served_tree, own_tree)
+    assert _run(["server", "start"], server_env, served_tree).returncode == 0
+    alone = dict(server_env, CUDA2HIP_NO_SERVER="1")
+    for args in (["fix", "--no-cache", "--diff", "src"], ["fix", "--no-cache", "src/a.cu"],
+                 ["fix", "--no-cache", "--unsafe-fixes", "src"], ["fix", "--no-cache", "--output-dir", "out", "src"]):
+        served, here = _run(args, server_env, served_tree), _run(args, alone, own_tree)
+        assert (served.returncode, served.stdout, served.stderr) == (here.returncode, here.stdout, here.stderr), args
+    assert _served(server_env, served_tree) == 4
+    files = sorted(p.relative_to(served_tree) for p in served_tree.rglob("*") if p.is_file())
+    assert Path("out/src/a.cu") in files or Path("out/a.cu") in files, files
+    for rel in files:
+        a, b = served_tree / rel, own_tree / rel
+        assert a.read_bytes() == b.read_bytes() and a.stat().st_mode == b.stat().st_mode, rel
+    assert "hipMalloc" in (served_tree / "src" / "a.cu").read_text()
+    assert (served_tree / "src" / "a.cu").stat().st_mode & 0o777 == 0o640
 
 
 def test_a_check_sees_files_changed_after_the_server_started(server_env, tmp_path):

@@ -6,7 +6,8 @@ of imports and rule loading before the first file is read.
 
 A client uses a server only when it runs exactly the same code the client would: same
 interpreter, same package folder and built-in rules (every file's size and modification time),
-same start-up environment of the interpreter (PYTHON*, LC_*, LANG). That identity is the
+same start-up environment of the interpreter (PYTHON*, LC_*, LANG), same user, groups and
+resource limits (a fork has the server's, not the caller's). That identity is the
 `code_key`; the socket's name carries it, so a client never meets a server of other code,
 and a server whose files change stops itself (`server.py`).
 
@@ -27,6 +28,10 @@ NO_SERVER_ENV = "CUDA2HIP_NO_SERVER"
 # Where the sockets live (default: $XDG_RUNTIME_DIR/cuda2hip, else /tmp/cuda2hip-UID).
 RUNTIME_DIR_ENV = "CUDA2HIP_RUNTIME_DIR"
 DEFAULT_IDLE_MINUTES = 30
+# The commands a server runs; any other runs in the caller's process.
+SERVED_COMMANDS = ("check", "fix")
+# Limits a fork would inherit from the server instead of the caller's (`ulimit`).
+LIMITS = ("RLIMIT_AS", "RLIMIT_DATA", "RLIMIT_FSIZE", "RLIMIT_NOFILE", "RLIMIT_CPU", "RLIMIT_STACK", "RLIMIT_CORE")
 
 
 def package_dirs() -> tuple[str, ...]:
@@ -65,6 +70,11 @@ def code_key() -> str:
     parts = [sys.executable, sys.version, repr(sys.flags), "\0".join(sys.path[1:])]
     for top in package_dirs():
         _file_stats(top, parts)
+    # What the process may do: a fork has the server's groups and limits, not the caller's.
+    parts.append(f"{os.geteuid()} {os.getegid()} {sorted(os.getgroups())}")
+    import resource
+
+    parts.extend(str(resource.getrlimit(getattr(resource, name))) for name in LIMITS if hasattr(resource, name))
     env = os.environ
     parts.extend(f"{k}={env[k]}" for k in sorted(env)
                  if k.startswith(STARTUP_ENV_PREFIXES) or k in STARTUP_ENV_NAMES)

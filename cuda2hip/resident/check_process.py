@@ -1,4 +1,4 @@
-"""The fork of the server that runs one check: it becomes the caller's `cuda2hip check` (the
+"""The fork of the server that runs one check (or fix): it becomes the caller's `cuda2hip check` (the
 caller's standard streams, arguments, working directory, environment, umask; a process group of
 its own, which gets the signals the caller receives), runs it, and exits with its status.
 

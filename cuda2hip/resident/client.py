@@ -1,7 +1,7 @@
-"""The client side of the resident server: hand this `check` to the server of this installation
-when one runs, else let the caller run it here.
+"""The client side of the resident server: hand this `check` or `fix` to the server of this
+installation when one runs, else let the caller run it here.
 
-Protocol (one Unix stream connection per check):
+Protocol (one Unix stream connection per run; "check" below is either command):
   client -> server  b"C2H1" + payload length (4 bytes, little-endian), with the client's
                     stdin, stdout and stderr attached (SCM_RIGHTS); then the payload, a
                     `marshal`led dict (same interpreter on both sides: see code_key)
@@ -46,7 +46,7 @@ def _request(argv: list[str]) -> bytes:
 
 
 def wants_start(argv: list[str]) -> bool:
-    """Whether the call asks for a server (`check --server`), which starts one if none runs."""
+    """Whether the call asks for a server (`check --server`, `fix --server`), which starts one if none runs."""
     for a in argv[1:]:
         if a == "--":
             return False
@@ -95,7 +95,7 @@ def _receive(sock, size: int) -> bytes:
 
 
 def serve(argv: list[str]) -> int | None:
-    """Run the `check` of `argv` through the server: its exit status, or None when no server
+    """Run the `check` or `fix` of `argv` through the server: its exit status, or None when no server
     took it (the caller runs it; nothing was output). Starts a server for the next call when
     `argv` asks for one and none runs."""
     if os.environ.get(NO_SERVER_ENV):

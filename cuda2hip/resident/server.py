@@ -18,7 +18,7 @@ import os
 import sys
 import time
 
-from . import code_key, package_dirs
+from . import SERVED_COMMANDS, code_key, package_dirs
 from . import check_process
 from .client import ACCEPTED, EXITED, MAGIC
 
@@ -224,7 +224,7 @@ class Server:
             request = marshal.loads(payload)
             kind = request.get("kind")
             if kind == "run":
-                if self.stopping or len(fds) != 3 or (request.get("argv") or [None])[0] != "check":
+                if self.stopping or len(fds) != 3 or (request.get("argv") or [None])[0] not in SERVED_COMMANDS:
                     raise ServerError("a request the server does not run")
                 conn.settimeout(None)
                 self._run(conn, request, payload, fds)

@@ -44,16 +44,20 @@ class Workspace:
             f.write("\n".join(cuda))
 
     def check(self, *args: str) -> None:
-        """`cuda2hip check --isolated --no-cache -j 1 ARGS` in this process, output discarded, with
-        the server's cache folder."""
+        self.run("check", *args)
+
+    def run(self, command: str, *args: str) -> None:
+        """`cuda2hip COMMAND --isolated --no-cache -j 1 ARGS` in this process, output discarded,
+        with the server's cache folder."""
         from ..cli import main
 
         saved = os.environ.get(CACHE_ENV)
         os.environ[CACHE_ENV] = self.cache
         try:
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            sink = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # with a .buffer, as fix writes bytes
+            with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 try:
-                    main(["check", "--isolated", "--no-cache", "-j", "1", *args])
+                    main([command, "--isolated", "--no-cache", "-j", "1", *args])
                 except SystemExit:
                     pass
         finally:
@@ -69,6 +73,7 @@ class Workspace:
         """The server's own warm-up: all the cases, in each core report format."""
         for fmt in ("text", "concise", "json", "sarif"):
             self.check("--format", fmt, self.cases)
+        self.run("fix", "--diff", self.cases)
 
     def prime(self) -> None:
         """A spare fork's: one file, as a pre-commit call checks, in the formats a terminal and
