@@ -56,6 +56,7 @@ def _try_repo(hook_repo, hook, project, *extra):
     # package and its dependencies), so each test makes one call.
     env = dict(os.environ, PRE_COMMIT_COLOR="never")
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("PYTHONPATH", None)  # conftest's: the hook runs the package pre-commit installed
     return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), hook, *extra],
                           cwd=project, capture_output=True, text=True, env=env, timeout=900)
 
@@ -122,7 +123,8 @@ def test_check_hook_with_server_runs_through_it_from_the_second_commit_on(hook_r
         f"repos:\n- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n  - id: cuda2hip-check\n    args: [--server]\n")
     runtime = tmp_path / "runtime"
     runtime.mkdir(mode=0o700)
-    env = {k: v for k, v in os.environ.items() if k not in ("CUDA2HIP_NO_SERVER", "PYTHONDONTWRITEBYTECODE")}
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("CUDA2HIP_NO_SERVER", "PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
     env.update(PRE_COMMIT_COLOR="never", PRE_COMMIT_HOME=str(tmp_path / "store"), CUDA2HIP_RUNTIME_DIR=str(runtime))
 
     def commit_hook():
