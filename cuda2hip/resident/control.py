@@ -85,7 +85,11 @@ def start(idle_minutes: float) -> tuple[bool, str]:
                       f"idle {idle_minutes:g} min (`cuda2hip server stop` ends it)")
     if word == "running":
         return True, f"a server runs already for this installation (pid {pid})"
-    errors = proc.stderr.read().decode(errors="replace").strip() if proc.poll() is not None else ""
+    try:  # it failed (its ready pipe closed unanswered) or hangs in its warm-up
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
+    errors = proc.stderr.read().decode(errors="replace").strip() if proc.returncode is not None else ""
     log = path[: -len(".sock")] + ".log"
     return False, (f"the server did not start: {errors or 'no answer'}"
                    + (f" (its log: {log})" if os.path.exists(log) else ""))
