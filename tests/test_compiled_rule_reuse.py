@@ -1,4 +1,4 @@
-"""Compiled built-in rules outlive a run's engine (match/engine.py `_COMPILED_BUILTINS`): runs
+"""Compiled built-in rules outlive a run's engine (match/compile_cache.py): runs
 one after the other in one process — a resident server's fork after its warm-up, or a test
 calling main() — give what a fresh process gives, whatever settings each run has."""
 

@@ -11,7 +11,8 @@ from ..rulebook.schema import Rule
 from ..rulebook.selection import SelectionError, select_rules, selector_matches
 from ..settings import Settings
 from .calls import CALL, call_named_by, callee_name
-from .compiled import CompiledRule, compile_rule
+from .compile_cache import compile_builtin_once
+from .compiled import CompiledRule
 from .prefilter import IDENTIFIER as _IDENTIFIER, LiteralFilter
 
 # Rules the engine itself emits (kind: diagnostic), by id.
@@ -245,36 +246,6 @@ class CalleeIndex:
 
 
 
-# The compiled built-in rules of this process, kept from one run's engine to the next: a
-# resident server's fork (resident/) then runs a check with the rules its warm-up compiled, and so
-# do consecutive runs in one process. A compiled rule reads of the settings only the fields of
-# `_compile_key` (the file's root and paths come with each file's context), and keeps no state of
-# a file or a run (an engine already shares it between files, and forked workers between runs of
-# theirs). Keyed by rule id and those fields; the Rule object itself is checked, so that rules
-# loaded anew (user rules, or built-ins after their files changed) are compiled anew.
-_COMPILED_BUILTINS: dict[tuple[str, bytes], tuple[Rule, CompiledRule]] = {}
-
-
-def _compile_key(settings: Settings) -> bytes:
-    import msgspec
-
-    return msgspec.json.encode([settings.target_rocm, settings.library_profile, settings.kernel_launch,
-                                settings.experimental, settings.rule_options, settings.extra])
-
-
-def _compile_builtin_once(rule: Rule, settings: Settings) -> CompiledRule:
-    if not getattr(rule, "builtin", False):
-        return compile_rule(rule, settings)
-    key = (rule.id, _compile_key(settings))
-    got = _COMPILED_BUILTINS.get(key)
-    if got is not None and got[0] is rule:
-        got[1].settings = settings
-        return got[1]
-    compiled = compile_rule(rule, settings)
-    _COMPILED_BUILTINS[key] = (rule, compiled)
-    return compiled
-
-
 class Engine:
     def __init__(self, settings: Settings, rules: list[Rule] | None = None):
         self.settings = settings
@@ -331,7 +302,7 @@ class Engine:
         """The compiled form of `rule` (compiled once per engine)."""
         got = self._compiled_rules.get(rule.id)
         if got is None:
-            got = self._compiled_rules[rule.id] = _compile_builtin_once(rule, self.settings)
+            got = self._compiled_rules[rule.id] = compile_builtin_once(rule, self.settings)
             # A rule kind's words must follow from the rule and the code alone (never from
             # settings): they are cached by the rule files' fingerprint. Rules that need no word
             # are recorded too: a run that needs no rule compiled (results from the result
