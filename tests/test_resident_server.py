@@ -273,3 +273,20 @@ def test_stale_logs_of_other_code_are_removed(tmp_path):
     remove_stale(str(tmp_path), "me")
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         "notes.log", "server-bbb.log", "server-bbb.sock", "server-ccc.log", "server-me.log"]
+
+
+def test_check_server_starts_nothing_where_no_server_could_listen(tmp_path, monkeypatch):
+    from cuda2hip.resident import client, control
+
+    spawned = []
+    monkeypatch.setattr(control, "spawn", lambda *a: spawned.append(a))
+    monkeypatch.delenv("CUDA2HIP_NO_SERVER")
+    runtime = tmp_path / "runtime"
+    monkeypatch.setenv("CUDA2HIP_RUNTIME_DIR", str(runtime))
+    assert client.serve(["check", "--server", "a.cu"]) is None and len(spawned) == 1  # none yet: start one
+    runtime.mkdir(mode=0o755)
+    runtime.chmod(0o755)
+    assert client.serve(["check", "--server", "a.cu"]) is None and len(spawned) == 1  # refused folder
+    runtime.chmod(0o700)
+    assert client.serve(["check", "a.cu"]) is None and len(spawned) == 1  # not asked to
+    assert client.serve(["check", "--server", "a.cu"]) is None and len(spawned) == 2

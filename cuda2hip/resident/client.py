@@ -105,11 +105,12 @@ def serve(argv: list[str]) -> int | None:
             os.fstat(fd)
         key = code_key()
         folder = runtime_dir()
-        sock = None if private_dir(folder) is not None else connect(socket_path(key))
+        refused = private_dir(folder) if os.path.lexists(folder) else None
+        sock = None if refused is not None else connect(socket_path(key))
     except OSError:  # a closed standard stream, a removed working directory
         return None
     if sock is None:
-        if wants_start(argv):
+        if wants_start(argv) and refused is None:  # (a server would refuse that folder too)
             from .control import spawn
 
             spawn()
