@@ -104,12 +104,11 @@ def spare(sock, workspace) -> None:
         os._exit(0)
     if len(head) < 4 or len(fds) != 3:
         os._exit(0)
+    from .client import receive
+
     size = int.from_bytes(head, "little")
-    payload = b""
-    while len(payload) < size:
-        chunk = sock.recv(size - len(payload))
-        if not chunk:
-            os._exit(0)
-        payload += chunk
+    payload = receive(sock, size)
+    if len(payload) < size:
+        os._exit(0)
     sock.close()
     run_check(marshal.loads(payload), fds)

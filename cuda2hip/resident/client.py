@@ -81,7 +81,8 @@ def connect(path: str):
     return sock
 
 
-def _receive(sock, size: int) -> bytes:
+def receive(sock, size: int) -> bytes:
+    """`size` bytes from `sock`, or fewer when it ends or fails first."""
     data = b""
     while len(data) < size:
         try:
@@ -131,7 +132,7 @@ def serve(argv: list[str]) -> int | None:
     except OSError:
         sock.close()
         return None
-    if _receive(sock, 1) != ACCEPTED:
+    if receive(sock, 1) != ACCEPTED:
         sock.close()
         return None  # the server is stopping: it ran nothing
 
@@ -143,7 +144,7 @@ def serve(argv: list[str]) -> int | None:
 
     for name in FORWARDED_SIGNALS:
         _signal.signal(getattr(_signal, name), forward)
-    reply = _receive(sock, 5)
+    reply = receive(sock, 5)
     if len(reply) != 5 or reply[:1] != EXITED:
         sys.stderr.write(f"cuda2hip: error: the resident server at {socket_path(key)} ended this check "
                          f"without an exit status; run it again with {NO_SERVER_ENV}=1 to run it here\n")

@@ -20,7 +20,7 @@ import time
 
 from . import SERVED_COMMANDS, code_key, package_dirs
 from . import check_process
-from .client import ACCEPTED, EXITED, MAGIC
+from .client import ACCEPTED, EXITED, MAGIC, receive
 
 MAX_REQUEST = 16 << 20  # arguments and environment: far less in practice
 REQUEST_TIMEOUT = 10.0  # seconds for a client to send its request once connected
@@ -215,12 +215,9 @@ class Server:
             size = int.from_bytes(head[4:8], "little")
             if size > MAX_REQUEST:
                 raise ServerError(f"a request of {size} bytes")
-            payload = b""
-            while len(payload) < size:
-                chunk = conn.recv(min(1 << 20, size - len(payload)))
-                if not chunk:
-                    raise ServerError("a request cut short")
-                payload += chunk
+            payload = receive(conn, size)
+            if len(payload) < size:
+                raise ServerError("a request cut short (or not sent in time)")
             request = marshal.loads(payload)
             kind = request.get("kind")
             if kind == "run":
