@@ -177,22 +177,36 @@ def _tree_stats(directory: Path, pattern: str) -> list[str]:
     return out
 
 
-def run_fingerprint(settings: Settings, kind: str) -> str:
-    """Everything but the file itself that decides a file's result."""
-    from importlib.util import find_spec
+_CODE_STATS: tuple[str, ...] | None = None
 
+
+def _code_stats() -> tuple[str, ...]:
+    """The code (editable installs change under the cache) and the parser and grammar binaries
+    (importlib.metadata would cost more start-up time than the whole lookup), as this process
+    imported them: read once per process (a check opens two caches, each a walk of the package).
+    A resident server's forks inherit them: a server only serves callers whose code has the
+    stats it started with (resident.code_key)."""
+    global _CODE_STATS
+    if _CODE_STATS is None:
+        from importlib.util import find_spec
+
+        parts = _tree_stats(Path(__file__).resolve().parent, "*.py")
+        for module in ("tree_sitter", "tree_sitter_cuda"):
+            spec = find_spec(module)
+            for location in (spec.submodule_search_locations or []) if spec else []:
+                parts += _tree_stats(Path(location), "*.so")
+        _CODE_STATS = tuple(parts)
+    return _CODE_STATS
+
+
+def run_fingerprint(settings: Settings, kind: str) -> str:
+    """Everything but the file itself that decides a file's result: the code, and every rule
+    and data file (their content)."""
     from . import __version__
     from .rulebook.loader import builtin_rules_dir
 
     h = blake2b(f"{FORMAT_VERSION}\0{__version__}\0{kind}\n".encode())
-    # The code (editable installs change under the cache), the parser and grammar binaries
-    # (importlib.metadata would cost more start-up time than the whole lookup), and every rule
-    # and data file (their content).
-    parts = _tree_stats(Path(__file__).resolve().parent, "*.py")
-    for module in ("tree_sitter", "tree_sitter_cuda"):
-        spec = find_spec(module)
-        for location in (spec.submodule_search_locations or []) if spec else []:
-            parts += _tree_stats(Path(location), "*.so")
+    parts = list(_code_stats())
     rule_dirs = [builtin_rules_dir()] if settings.include_builtin_rules else []
     rule_dirs += [Path(d) for d in settings.rule_dirs]
     for d in rule_dirs:  # by content (content_keys.py): an edit keeping size and mtime counts

@@ -391,8 +391,10 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
 def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: Engine,
               plan: Delivery | None = None) -> list[FileResult]:
     """Results of `files`, in their order: cached ones first, the rest computed."""
+    from . import content_facts
     from .result_cache import ResultCache, decode_entry_head
 
+    content_facts.configure(settings.use_cache)  # what headers define, kept as results are
     results: list[FileResult | None] = [None] * len(files)
     cache = ResultCache.open(settings, _cache_kind(mode, settings))
     try:

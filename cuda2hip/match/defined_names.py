@@ -138,5 +138,22 @@ NODES_KEY = "_definition_nodes"
 
 @lru_cache(maxsize=256)
 def definitions_in(data: bytes) -> frozenset[bytes]:
-    """Names defined in a file's content (a local header), cached by content."""
-    return frozenset(definitions(parsing.parse(LANGUAGE, data), data))
+    """Names defined in a file's content (a local header), cached by content: in this process,
+    and on disk for runs that use the cache (content_facts: a header is parsed once, not on
+    every pre-commit call that includes it)."""
+    import msgspec
+
+    from .. import content_facts
+
+    stored = content_facts.lookup(FACTS_KIND, data)
+    if stored is not None:
+        try:
+            return frozenset(msgspec.msgpack.decode(stored, type=list[bytes]))
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass
+    names = frozenset(definitions(parsing.parse(LANGUAGE, data), data))
+    content_facts.store(FACTS_KIND, data, msgspec.msgpack.encode(sorted(names)))
+    return names
+
+
+FACTS_KIND = "definitions"

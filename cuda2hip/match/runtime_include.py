@@ -26,7 +26,7 @@ any order, so only the runtime is moved up.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from .. import parse as parsing
@@ -98,6 +98,11 @@ class RuntimeIncludeRule(CompiledRule):
             if key not in self.messages:
                 raise RuleCompileError(f"field `params.messages.{key}`: message template missing")
         self._header_cache: dict[tuple[str, bytes], tuple[int, bool]] = {}
+        if not self.ordered and not self.kernel_syntax and not self.runtime_first:
+            # Only a use of one of the names can make such a rule (hip_complex.h's) report: a
+            # file that holds none of them skips it (the pre-filter), instead of a scan of
+            # every cu*/hip* identifier of every file.
+            self.alternatives = tuple((name.decode(),) for name in sorted(self.names))
 
     def applies_to_fragments(self) -> bool:
         return False
@@ -224,9 +229,7 @@ class RuntimeIncludeRule(CompiledRule):
             return got
         self._header_cache[key] = (DEVICE, False)  # include cycles: assume the worst meanwhile
         includes = scan(data).includes
-        tree = parsing.parse("cuda", data)
-        use = self._first_use(data, tree, includes)
-        need = use[3] if use else 0
+        need = self._own_need(data, includes)
         provides = any(i.header in self.full or (need < DEVICE and i.header in self.api) for i in includes)
         provides = provides or need > 0
         for inc in includes:
@@ -243,6 +246,33 @@ class RuntimeIncludeRule(CompiledRule):
             need = max(need, sub_need)
         self._header_cache[key] = (need, provides)
         return need, provides
+
+    def _own_need(self, data: bytes, includes: tuple[Include, ...]) -> int:
+        """What a header's own text needs (its `_first_use`), kept on disk by content for runs
+        that use the cache (content_facts): a check would parse every header it reaches again."""
+        from .. import content_facts
+
+        kind = self._facts_kind
+        stored = content_facts.lookup(kind, data)
+        if stored is not None and len(stored) == 1 and stored[0] in (0, API, DEVICE):
+            return stored[0]
+        use = self._first_use(data, parsing.parse("cuda", data), includes)
+        need = use[3] if use else 0
+        content_facts.store(kind, data, bytes([need]))
+        return need
+
+    @cached_property
+    def _facts_kind(self) -> str:
+        # everything `_first_use` reads besides the text: the names (from the rule's tables),
+        # the pattern that finds them, the headers that need the runtime first, kernel syntax
+        from ..digest import blake2b
+
+        pattern = self._api_name.pattern if hasattr(self._api_name, "pattern") else _API_NAME
+        h = blake2b(b"\0".join([pattern if isinstance(pattern, bytes) else pattern.encode(),
+                                 repr(self.kernel_syntax).encode(),
+                                 *sorted(h.encode() for h in self.runtime_first), b"", *sorted(self.names)]),
+                    digest_size=12)
+        return f"runtime-need-{h.hexdigest()}"
 
     # --- what the file uses
 

@@ -15,6 +15,26 @@ _CASE_FILES = {"cuda": "case.cu", "python": "case.py", "cmake": "CMakeLists.txt"
 CACHE_ENV = "CUDA2HIP_CACHE_DIR"
 
 
+PROJECT = {
+    "kernel.cuh": """#pragma once
+#include <cuda_runtime.h>
+#define WARPS 4
+struct Pair { float a, b; };
+__device__ inline float twice(float x) { return 2 * x; }
+""",
+    "kernel.cu": """#include "kernel.cuh"
+__global__ void scale(Pair* p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) p[i].a = twice(p[i].b);
+}
+void run(Pair* p, int n) {
+  scale<<<(n + 255) / 256, 256>>>(p, n);
+  cudaDeviceSynchronize();
+}
+""",
+}
+
+
 class Workspace:
     """The server's folder: the built-in rules' invalid test cases (one folder each) and one
     CUDA file made of all the CUDA cases (`primer`), and the server's cache folder."""
@@ -42,13 +62,20 @@ class Workspace:
                 cuda.append(code)
         with open(self.primer, "w", encoding="utf-8") as f:
             f.write("\n".join(cuda))
+        # A file with a local header: what a check in a repository reads besides the file (the
+        # header's definitions, what it includes, whether fix would change it).
+        self.project = os.path.join(folder, "project")
+        os.makedirs(self.project)
+        for name, text in PROJECT.items():
+            with open(os.path.join(self.project, name), "w", encoding="utf-8") as f:
+                f.write(text)
 
     def check(self, *args: str) -> None:
         self.run("check", *args)
 
-    def run(self, command: str, *args: str) -> None:
-        """`cuda2hip COMMAND --isolated --no-cache -j 1 ARGS` in this process, output discarded,
-        with the server's cache folder."""
+    def run(self, command: str, *args: str, cache: bool = False) -> None:
+        """`cuda2hip COMMAND --isolated --no-cache -j 1 ARGS` in this process (without
+        --no-cache with `cache`), output discarded, with the server's cache folder."""
         from ..cli import main
 
         saved = os.environ.get(CACHE_ENV)
@@ -57,7 +84,7 @@ class Workspace:
             sink = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # with a .buffer, as fix writes bytes
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 try:
-                    main([command, "--isolated", "--no-cache", "-j", "1", *args])
+                    main([command, "--isolated", *(() if cache else ("--no-cache",)), "-j", "1", *args])
                 except SystemExit:
                     pass
         finally:
@@ -74,6 +101,9 @@ class Workspace:
         for fmt in ("text", "concise", "json", "sarif"):
             self.check("--format", fmt, self.cases)
         self.run("fix", "--diff", self.cases)
+        # pre-commit's hook runs with the result cache: a miss, then a hit
+        for _ in range(2):
+            self.run("check", "--format", "concise", os.path.join(self.project, "kernel.cu"), cache=True)
 
     def prime(self) -> None:
         """A spare fork's: one file, as a pre-commit call checks, in the formats a terminal and
@@ -82,3 +112,4 @@ class Workspace:
         otherwise copy one page fault at a time: ~12 ms of a ~25 ms check."""
         for fmt in ("text", "concise"):
             self.check("--format", fmt, self.primer)
+        self.run("check", "--format", "concise", os.path.join(self.project, "kernel.cu"), cache=True)

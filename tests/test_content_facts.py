@@ -1,0 +1,90 @@
+"""What local headers define and need is kept on disk by content (cuda2hip/content_facts.py), so
+that a pre-commit call on a file does not parse every header the file includes again. These
+tests show that a later process reads the stored facts (a planted fact changes its findings),
+that --no-cache runs never do, and that a damaged or untrusted store only costs time."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from conftest import run_cli
+
+HEADER = "#pragma once\ninline int cudaMyHelper() { return 1; }\n"
+MAIN = '#include "helper.cuh"\nint use() { return cudaMyHelper(); }\n'
+
+
+def _project(tmp_path):
+    (tmp_path / "helper.cuh").write_text(HEADER)
+    (tmp_path / "main.cu").write_text(MAIN)
+    return {"CUDA2HIP_CACHE_DIR": str(tmp_path / "cache")}
+
+
+def _unknown_helper(tmp_path, env, *extra, edit: str) -> bool:
+    """Whether `check main.cu` reports cudaMyHelper as an unknown CUDA name (main.cu edited
+    first, so that its own result is never the result cache's)."""
+    (tmp_path / "main.cu").write_text(MAIN + f"// {edit}\n")
+    res = run_cli("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
+    assert res.returncode in (0, 1), res.stderr
+    return any("cudaMyHelper" in f["message"] for f in json.loads(res.stdout)["findings"])
+
+
+def _definitions_entry(tmp_path):
+    entries = [p for p in (tmp_path / "cache").glob("facts-*/definitions-*")]
+    assert len(entries) == 1, entries
+    return entries[0]
+
+
+def _plant(path, names: list[bytes]) -> None:
+    import msgspec
+
+    from cuda2hip.result_cache import seal
+
+    path.write_bytes(seal(msgspec.msgpack.encode(names)))
+
+
+def test_a_later_run_reads_what_the_header_defines_from_the_store(tmp_path):
+    env = _project(tmp_path)
+    assert not _unknown_helper(tmp_path, env, edit="1")  # defined in the header
+    entry = _definitions_entry(tmp_path)
+    _plant(entry, [])  # the store now says the header defines nothing
+    assert _unknown_helper(tmp_path, env, edit="2")  # read, not parsed again
+    assert not _unknown_helper(tmp_path, env, "--no-cache", edit="3")  # --no-cache derives afresh
+
+
+def test_an_edited_header_is_a_new_entry(tmp_path):
+    env = _project(tmp_path)
+    assert not _unknown_helper(tmp_path, env, edit="1")
+    _plant(_definitions_entry(tmp_path), [])
+    (tmp_path / "helper.cuh").write_text(HEADER + "// edited\n")  # other content: other key
+    assert not _unknown_helper(tmp_path, env, edit="2")
+
+
+def test_a_damaged_entry_is_derived_again_and_replaced(tmp_path):
+    env = _project(tmp_path)
+    assert not _unknown_helper(tmp_path, env, edit="1")
+    entry = _definitions_entry(tmp_path)
+    good = entry.read_bytes()
+    entry.write_bytes(good[:-3])  # truncated: fails its checksum
+    assert not _unknown_helper(tmp_path, env, edit="2")
+    assert entry.read_bytes() == good
+
+
+def test_a_store_open_to_others_is_not_read(tmp_path):
+    env = _project(tmp_path)
+    assert not _unknown_helper(tmp_path, env, edit="1")
+    entry = _definitions_entry(tmp_path)
+    _plant(entry, [])
+    os.chmod(entry.parent, 0o777)  # anyone could have written the planted entry
+    assert not _unknown_helper(tmp_path, env, edit="2")
+
+
+def test_the_runtime_need_of_a_header_is_stored_too(tmp_path):
+    """hip-runtime-include reads what each local header needs: kept by content as well."""
+    (tmp_path / "k.cuh").write_text("#pragma once\n__global__ void k(float* x);\n")
+    (tmp_path / "main.cu").write_text('#include "k.cuh"\nvoid run(float* x) { k<<<1, 1>>>(x); }\n')
+    env = {"CUDA2HIP_CACHE_DIR": str(tmp_path / "cache")}
+    res = run_cli("check", "--format", "json", "main.cu", cwd=tmp_path, env=env)
+    assert res.returncode in (0, 1), res.stderr
+    needs = list((tmp_path / "cache").glob("facts-*/runtime-need-*"))
+    assert needs, sorted(p.name for p in (tmp_path / "cache").rglob("*"))
