@@ -183,6 +183,11 @@ def _import_ms(stderr: str) -> float:
     return total / 1000
 
 
+def _text_lines(text: str) -> int:
+    """Lines as `_line_count` counts them (a last line without its newline counts too)."""
+    return text.count("\n") + (not text.endswith("\n") and bool(text))
+
+
 def _line_count(path: Path) -> int:
     with open(path, "rb") as fh:
         return sum(1 for _ in fh)
@@ -278,11 +283,10 @@ def latency(tool: list[str], python: str, env: dict, work: Path, src: Path, runs
                "single_file_check": instructions([*tool, "check", "--no-cache", str(one)], env, work)}
     return {"floor": _stats(times["floor"]),
             "instructions_m": counted if None not in counted.values() else None,
-            "single_file_check": {"lines": texts["one"][0].count("\n") + 1, **_stats(times["one"])},
-            "batch_check": {"lines": sum(t.count("\n") + 1 for t in texts["batch"]), **_stats(times["batch"])},
-            "single_file_check_served": {"lines": texts["one"][0].count("\n") + 1, **_stats(times["one_served"])},
-            "batch_check_served": {"lines": sum(t.count("\n") + 1 for t in texts["batch"]),
-                                   **_stats(times["batch_served"])},
+            "single_file_check": {"lines": _text_lines(texts["one"][0]), **_stats(times["one"])},
+            "batch_check": {"lines": sum(map(_text_lines, texts["batch"])), **_stats(times["batch"])},
+            "single_file_check_served": {"lines": _text_lines(texts["one"][0]), **_stats(times["one_served"])},
+            "batch_check_served": {"lines": sum(map(_text_lines, texts["batch"])), **_stats(times["batch_served"])},
             "import_ms": {"runs": len(imports), "median_ms": round(statistics.median(imports), 1)},
             **{f"{key}_check_in_tree{suffix}": {"lines": sum(_line_count(p) for p in in_tree[short]),
                                                 **_stats(times[f"tree_{short}{suffix}"])}

@@ -50,3 +50,19 @@ def test_one_literal_groups_are_any_of():
     assert lf.keep(b"a", {b"a"}) == []
     assert lf.keep(b"a b", {b"a", b"b"}) == [entry]
     assert IDENTIFIER.fullmatch("pciBusID")
+
+
+def test_rule_sets_with_the_same_requirements_share_one_index_and_keep_their_own_entries():
+    """A resident server's forks and a run's rule subsets build their filters again: the index
+    (tests and automaton) is reused, the entries returned are the asking filter's."""
+    first = [SimpleNamespace(literals=("cudaMalloc",), alternatives=None),
+             SimpleNamespace(literals=(), alternatives=(("warpSize",), ("__shfl", "x")))]
+    second = [SimpleNamespace(literals=e.literals, alternatives=e.alternatives) for e in first]
+    a, b = LiteralFilter(first), LiteralFilter(second)
+    assert a._index is b._index
+    data = b"cudaMalloc(&p, n); int w = warpSize;"
+    assert a.keep(data, distinct_words(data)) == first
+    assert b.keep(data, distinct_words(data)) == second
+    assert b.keep(b"int w;", None) == []
+    other = LiteralFilter([SimpleNamespace(literals=("cudaFree",), alternatives=None)])
+    assert other._index is not a._index

@@ -21,16 +21,14 @@ IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 class _Test:
     """One rule's condition over the ids of the literals present."""
 
-    __slots__ = ("entry", "required", "alternatives", "singles", "groups")
+    __slots__ = ("required", "alternatives", "singles", "groups")
 
-    def __init__(self, entry, ids: dict[str, int]):
-        self.entry = entry
-        self.required = frozenset(ids[lit] for lit in entry.literals)
-        alts = entry.alternatives
-        self.alternatives = alts is not None
+    def __init__(self, literals, alternatives, ids: dict[str, int]):
+        self.required = frozenset(ids[lit] for lit in literals)
+        self.alternatives = alternatives is not None
         # An empty group holds for every file; one-literal groups: any of them will do.
-        self.singles = frozenset(ids[g[0]] for g in alts or () if len(g) == 1)
-        self.groups = tuple(frozenset(ids[lit] for lit in g) for g in alts or () if len(g) != 1)
+        self.singles = frozenset(ids[g[0]] for g in alternatives or () if len(g) == 1)
+        self.groups = tuple(frozenset(ids[lit] for lit in g) for g in alternatives or () if len(g) != 1)
 
     def holds(self, present: set[int]) -> bool:
         if not self.required <= present:
@@ -40,15 +38,19 @@ class _Test:
         return not self.singles.isdisjoint(present) or any(g <= present for g in self.groups)
 
 
-class LiteralFilter:
-    """The pre-filter of one list of rule entries (compiled rules, or deferred ones with their
-    cached literals)."""
+Spec = tuple[tuple[str, ...], "tuple[tuple[str, ...], ...] | None"]  # (literals, alternatives)
 
-    def __init__(self, entries: list):
-        literals = sorted({lit for e in entries for lit in e.literals}
-                          | {lit for e in entries for g in e.alternatives or () for lit in g})
+
+class _Index:
+    """The tests of one list of rule requirements, with the automaton of their words: shared by
+    every rule set with the same requirements (`_index`), since building it costs ~3 ms, a good
+    part of a one-file check through the resident server."""
+
+    def __init__(self, specs: tuple[Spec, ...]):
+        literals = sorted({lit for lits, _ in specs for lit in lits}
+                          | {lit for _, alts in specs for g in alts or () for lit in g})
         ids = {lit: i for i, lit in enumerate(literals)}
-        self._tests = [_Test(e, ids) for e in entries]
+        self.tests = [_Test(lits, alts, ids) for lits, alts in specs]
         self._words = [(i, lit) for i, lit in enumerate(literals) if IDENTIFIER.fullmatch(lit)]
         self._word_bytes = [(i, lit.encode()) for i, lit in self._words]
         self._other = [(i, lit.encode()) for i, lit in enumerate(literals) if not IDENTIFIER.fullmatch(lit)]
@@ -82,7 +84,35 @@ class LiteralFilter:
                 found.update(i for _, i in self._matcher().iter(text.decode("ascii")))
         return found
 
+
+_INDEXES: dict[tuple[Spec, ...], _Index] = {}
+_MAX_INDEXES = 32  # rule sets of a run: one per language and set of per-file ignores
+
+
+def _index(specs: tuple[Spec, ...]) -> _Index:
+    got = _INDEXES.get(specs)
+    if got is None:
+        if len(_INDEXES) >= _MAX_INDEXES:
+            _INDEXES.clear()
+        got = _INDEXES[specs] = _Index(specs)
+    return got
+
+
+class LiteralFilter:
+    """The pre-filter of one list of rule entries (compiled rules, or deferred ones with their
+    cached literals)."""
+
+    def __init__(self, entries: list):
+        self._entries = entries
+        self._index = _index(tuple(
+            (tuple(e.literals), None if e.alternatives is None else tuple(tuple(g) for g in e.alternatives))
+            for e in entries))
+
+    def present(self, data: bytes, words: "set[bytes] | None") -> set[int]:
+        return self._index.present(data, words)
+
     def keep(self, data: bytes, words: "set[bytes] | None" = None) -> list:
         """The entries that can match `data`, in their order."""
-        present = self.present(data, words)
-        return [t.entry for t in self._tests if t.holds(present)]
+        present = self._index.present(data, words)
+        entries = self._entries
+        return [entries[i] for i, t in enumerate(self._index.tests) if t.holds(present)]
