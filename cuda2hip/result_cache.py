@@ -178,6 +178,32 @@ def _tree_stats(directory: Path, pattern: str) -> list[str]:
 
 
 _CODE_STATS: tuple[str, ...] | None = None
+# Rule folder -> its content key, while one run lasts (`one_run`): a check opens a cache for its
+# files and one for the headers it reaches, and its rules do not change in between.
+_RULE_DIR_KEYS: dict[str, str] | None = None
+
+
+# Header path -> content digest, shared by the caches of one run that writes nothing (`one_run`):
+# the headers a check's files depend on are the ones its header report looks up again.
+_RUN_DIGESTS: dict[str, bytes | None] | None = None
+
+
+class one_run:
+    """`with one_run(writes):` the rule folders' content keys are computed once for the run, and
+    the digests of the headers its look-ups read too unless the run `writes` files (a fix may
+    rewrite a header between two look-ups)."""
+
+    def __init__(self, writes: bool):
+        self.writes = writes
+
+    def __enter__(self):
+        global _RULE_DIR_KEYS, _RUN_DIGESTS
+        _RULE_DIR_KEYS = {}
+        _RUN_DIGESTS = None if self.writes else {}
+
+    def __exit__(self, *exc):
+        global _RULE_DIR_KEYS, _RUN_DIGESTS
+        _RULE_DIR_KEYS = _RUN_DIGESTS = None
 
 
 def _code_stats() -> tuple[str, ...]:
@@ -210,8 +236,12 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
     rule_dirs = [builtin_rules_dir()] if settings.include_builtin_rules else []
     rule_dirs += [Path(d) for d in settings.rule_dirs]
     for d in rule_dirs:  # by content (content_keys.py): an edit keeping size and mtime counts
-        files = [p.split("\0", 1)[0] for p in _tree_stats(d, "*")]
-        parts.append(fingerprint(str(d), files))
+        got = _RULE_DIR_KEYS.get(str(d)) if _RULE_DIR_KEYS is not None else None
+        if got is None:
+            got = fingerprint(str(d), [p.split("\0", 1)[0] for p in _tree_stats(d, "*")])
+            if _RULE_DIR_KEYS is not None:
+                _RULE_DIR_KEYS[str(d)] = got
+        parts.append(got)
     h.update("\n".join(parts).encode())
     relevant = {f.name: getattr(settings, f.name) for f in msgspec.structs.fields(settings)
                 if f.name not in NEUTRAL_SETTINGS}
@@ -229,7 +259,8 @@ class ResultCache:
         self.broken = False
         self.verbose = verbose
         self.misses = self.damaged = self.stale = 0
-        self.digests: dict[str, bytes | None] = {}  # header digests of this run's look-ups
+        # header digests of this run's look-ups
+        self.digests: dict[str, bytes | None] = _RUN_DIGESTS if _RUN_DIGESTS is not None else {}
 
     @classmethod
     def open(cls, settings: Settings, kind: str) -> "ResultCache | None":

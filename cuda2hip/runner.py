@@ -369,6 +369,13 @@ def _work(chunk: list[tuple[int, SourceFile]]):
 
 
 def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None = None) -> RunResult:
+    from .result_cache import one_run
+
+    with one_run(writes=mode is Mode.FIX):
+        return _run(paths, settings, mode, engine)
+
+
+def _run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None) -> RunResult:
     engine = engine or Engine(settings)
     from .header_scope import report_headers_left_out
 

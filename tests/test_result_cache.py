@@ -227,3 +227,21 @@ def test_fixed_findings_from_a_worker_are_decoded_when_read():
     result.fixed = fixed[:3]
     assert result.fixed_count == 3 and result.fixed == fixed[:3]
     assert FileResult(path="b.cu", language="cuda", fixed=fixed).fixed_count == 20
+
+
+def test_a_header_edited_between_two_runs_of_one_process_counts(tree, analysed):
+    """A run keeps the digests of the headers its look-ups read (its file cache and its header
+    report share them); the next run, in the same process, reads them again."""
+    (tree / "k.cuh").write_text("#pragma once\ninline int cudaMyHelper() { return 1; }\n")
+    (tree / "f0.cu").write_text('#include "k.cuh"\nint use() { return cudaMyHelper(); }\n')
+
+    def helper_unknown_in_f0(result) -> bool:
+        return any("cudaMyHelper" in f.message for f in result.findings if f.path.endswith("f0.cu"))
+
+    assert not helper_unknown_in_f0(_check())
+    assert not helper_unknown_in_f0(_check())  # from the cache: the header's digest was read
+    analysed.clear()
+    (tree / "k.cuh").write_text("#pragma once\n// the helper moved away\n")
+    second = _check()
+    assert "tree/f0.cu" in analysed  # its header changed: not the cached result
+    assert helper_unknown_in_f0(second)
