@@ -79,12 +79,27 @@ def test_a_store_open_to_others_is_not_read(tmp_path):
     assert not _unknown_helper(tmp_path, env, edit="2")
 
 
-def test_the_runtime_need_of_a_header_is_stored_too(tmp_path):
-    """hip-runtime-include reads what each local header needs: kept by content as well."""
+def test_what_a_header_needs_and_includes_is_read_from_the_store(tmp_path):
+    """hip-runtime-include asks of each local header whether it will have the runtime (it needs
+    it, so it gets the include): kept by content as well. A header that declares a kernel covers
+    the file that includes it; planted facts saying it needs nothing and includes nothing make
+    the file need its own include."""
+    import msgspec
+
+    from cuda2hip.result_cache import seal
+
     (tmp_path / "k.cuh").write_text("#pragma once\n__global__ void k(float* x);\n")
-    (tmp_path / "main.cu").write_text('#include "k.cuh"\nvoid run(float* x) { k<<<1, 1>>>(x); }\n')
+    main = '#include "k.cuh"\nvoid run(float* x) { k<<<1, 1>>>(x); }\n'
     env = {"CUDA2HIP_CACHE_DIR": str(tmp_path / "cache")}
-    res = run_cli("check", "--format", "json", "main.cu", cwd=tmp_path, env=env)
-    assert res.returncode in (0, 1), res.stderr
-    needs = list((tmp_path / "cache").glob("facts-*/runtime-need-*"))
-    assert needs, sorted(p.name for p in (tmp_path / "cache").rglob("*"))
+
+    def runtime_missing(edit: str, *extra) -> bool:
+        (tmp_path / "main.cu").write_text(main + f"// {edit}\n")
+        res = run_cli("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
+        assert res.returncode in (0, 1), res.stderr
+        return any(f["code"] == "HIP121" for f in json.loads(res.stdout)["findings"])
+
+    assert not runtime_missing("1")
+    [entry] = (tmp_path / "cache").glob("facts-*/runtime-facts-*")
+    entry.write_bytes(seal(msgspec.msgpack.encode((0, []))))
+    assert runtime_missing("2")
+    assert not runtime_missing("3", "--no-cache")

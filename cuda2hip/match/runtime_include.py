@@ -228,16 +228,15 @@ class RuntimeIncludeRule(CompiledRule):
         if got is not None:
             return got
         self._header_cache[key] = (DEVICE, False)  # include cycles: assume the worst meanwhile
-        includes = scan(data).includes
-        need = self._own_need(data, includes)
-        provides = any(i.header in self.full or (need < DEVICE and i.header in self.api) for i in includes)
+        need, includes = self._own_facts(data)
+        provides = any(header in self.full or (need < DEVICE and header in self.api) for header, _ in includes)
         provides = provides or need > 0
-        for inc in includes:
+        for header, quoted in includes:
             if provides:
                 break
-            if is_standard_header(inc.header):
+            if is_standard_header(header):
                 continue
-            sub = self._local(path, inc.header, root) if inc.quoted else None
+            sub = self._local(path, header, root) if quoted else None
             if sub is None or sub[0] in seen:
                 need = max(need, DEVICE)  # an unknown header may need the runtime
                 continue
@@ -247,19 +246,29 @@ class RuntimeIncludeRule(CompiledRule):
         self._header_cache[key] = (need, provides)
         return need, provides
 
-    def _own_need(self, data: bytes, includes: tuple[Include, ...]) -> int:
-        """What a header's own text needs (its `_first_use`), kept on disk by content for runs
-        that use the cache (content_facts): a check would parse every header it reaches again."""
+    def _own_facts(self, data: bytes) -> tuple[int, list[tuple[str, bool]]]:
+        """What a header's own text needs (its `_first_use`) and the headers it includes (name,
+        quoted), kept on disk by content for runs that use the cache (content_facts): a check
+        would otherwise scan and parse every header it reaches again."""
+        import msgspec
+
         from .. import content_facts
 
         kind = self._facts_kind
         stored = content_facts.lookup(kind, data)
-        if stored is not None and len(stored) == 1 and stored[0] in (0, API, DEVICE):
-            return stored[0]
-        use = self._first_use(data, parsing.parse("cuda", data), includes)
+        if stored is not None:
+            try:
+                need, includes = msgspec.msgpack.decode(stored, type=tuple[int, list[tuple[str, bool]]])
+                if need in (0, API, DEVICE):
+                    return need, includes
+            except (msgspec.DecodeError, msgspec.ValidationError):
+                pass
+        found = scan(data).includes
+        use = self._first_use(data, parsing.parse("cuda", data), found)
         need = use[3] if use else 0
-        content_facts.store(kind, data, bytes([need]))
-        return need
+        includes = [(i.header, i.quoted) for i in found]
+        content_facts.store(kind, data, msgspec.msgpack.encode((need, includes)))
+        return need, includes
 
     @cached_property
     def _facts_kind(self) -> str:
@@ -272,7 +281,7 @@ class RuntimeIncludeRule(CompiledRule):
                                  repr(self.kernel_syntax).encode(),
                                  *sorted(h.encode() for h in self.runtime_first), b"", *sorted(self.names)]),
                     digest_size=12)
-        return f"runtime-need-{h.hexdigest()}"
+        return f"runtime-facts-{h.hexdigest()}"
 
     # --- what the file uses
 
