@@ -243,8 +243,10 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
                 _RULE_DIR_KEYS[str(d)] = got
         parts.append(got)
     h.update("\n".join(parts).encode())
-    relevant = {f.name: getattr(settings, f.name) for f in msgspec.structs.fields(settings)
-                if f.name not in NEUTRAL_SETTINGS}
+    # __struct_fields__: the names msgspec.structs.fields gives, without its ~1 ms of reading
+    # the class's annotations on every call
+    relevant = {name: getattr(settings, name) for name in type(settings).__struct_fields__
+                if name not in NEUTRAL_SETTINGS}
     h.update(msgspec.json.encode(relevant, enc_hook=str, order="sorted"))
     return h.hexdigest()
 
