@@ -233,7 +233,10 @@ def server_status():
         click.echo(f"no server runs for this installation ({where})")
         sys.exit(EXIT_FINDINGS)
     up = time.time() - got["started"]
+    # the fork made ahead for the next check: "ready" once primed (~0.2 s after the last check)
+    spare = {"ready": "next fork ready", "priming": "next fork priming"}.get(got.get("spare"), "no fork made ahead")
     click.echo(f"server pid {got['pid']}: up {up / 60:.1f} min, {got['served']} checks served "
-               f"({got['from_spare']} by a fork made ahead), {got['running']} running, stops after {got['idle_seconds'] / 60:g} idle min\n"
+               f"({got['from_spare']} by a fork made ahead), {got['running']} running, {spare}, "
+               f"stops after {got['idle_seconds'] / 60:g} idle min\n"
                f"socket: {got['socket']}\npython: {got['python']}\ncode: {', '.join(got['code'])}")
     sys.exit(EXIT_OK)

@@ -89,7 +89,8 @@ def _text(item: SourceFile, result) -> SourceText | None:
 def _needing_migration(headers: list[str], settings, engine, root: str) -> set[str]:
     """The headers of `headers` that `fix` (with this run's settings) would change: C/C++ files
     only, excluded ones left out, as --follow-includes would take them."""
-    from .runner import Mode, run_files
+    from .result_cache import ResultCache
+    from .runner import Mode, cache_kind, run_files
 
     spec = exclude_spec(settings)
     items = []
@@ -100,8 +101,29 @@ def _needing_migration(headers: list[str], settings, engine, root: str) -> set[s
         if lang != "cuda" or (spec is not None and spec.match_file(rel)):
             continue
         items.append(SourceFile(display_path(path), lang))
-    results = run_files(items, settings, Mode.PREVIEW, engine) if items else []
-    return {os.path.realpath(item.path) for item, r in zip(items, results) if r.error is None and r.changed}
+    if not items:
+        return set()
+    # The fix results cached for the headers answer for those still holding (a pre-commit run
+    # meets the same headers every time); the others are analysed as a preview.
+    changed: set[str] = set()
+    missed = items
+    cache = ResultCache.open(settings, cache_kind(Mode.PREVIEW, settings))
+    if cache is not None:
+        missed = []
+        try:
+            for item in items:
+                try:
+                    got = cache.changes(str(item.path), read_bytes(item.path), Path(settings.root))
+                except SourceError:
+                    got = None  # reported (or not) as the analysis finds it
+                if got is None:
+                    missed.append(item)
+                elif got:
+                    changed.add(os.path.realpath(item.path))
+        finally:
+            cache.close()
+    results = run_files(missed, settings, Mode.PREVIEW, engine) if missed else []
+    return changed | {os.path.realpath(item.path) for item, r in zip(missed, results) if r.error is None and r.changed}
 
 
 def _finding(rule, path: str, source: SourceText, start: int, end: int, direct: str,

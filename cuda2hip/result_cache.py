@@ -96,6 +96,23 @@ def decode_entry_head(data: bytes) -> "_EntryHead":
     return _head_decoder().decode(data)
 
 
+class _ChangeHead(msgspec.Struct, array_like=True):
+    """An encoded Entry read for whether fix changes the file: its findings left encoded."""
+
+    findings: msgspec.Raw
+    fixed: msgspec.Raw
+    migrated: bytes | None = None
+    error: str | None = None
+    converged: bool = True
+    passes: msgspec.Raw = msgspec.Raw(b"\x90")
+    deps: list[tuple[str, bytes]] = []
+
+
+@lru_cache(maxsize=1)
+def _change_decoder() -> "msgspec.msgpack.Decoder[_ChangeHead]":
+    return msgspec.msgpack.Decoder(_ChangeHead)
+
+
 @lru_cache(maxsize=1)
 def _findings_decoder() -> "msgspec.msgpack.Decoder[list[Finding]]":
     return msgspec.msgpack.Decoder(list[Finding])
@@ -181,6 +198,10 @@ _CODE_STATS: tuple[str, ...] | None = None
 # Rule folder -> its content key, while one run lasts (`one_run`): a check opens a cache for its
 # files and one for the headers it reaches, and its rules do not change in between.
 _RULE_DIR_KEYS: dict[str, str] | None = None
+# The built-in rules' folder -> its content key, for the life of the process: the built-in rules
+# do not change under a running process (rulebook.loader._BUILTIN keeps the rules it loaded), so
+# a resident server's forks key their results by the rules they run, with no walk of the folder.
+_BUILTIN_DIR_KEYS: dict[str, str] = {}
 
 
 # Header path -> content digest, shared by the caches of one run that writes nothing (`one_run`):
@@ -225,6 +246,11 @@ def _code_stats() -> tuple[str, ...]:
     return _CODE_STATS
 
 
+def _rule_dir_key(d: Path) -> str:
+    """By content (content_keys.py): an edit keeping size and mtime counts."""
+    return fingerprint(str(d), [p.split("\0", 1)[0] for p in _tree_stats(d, "*")])
+
+
 def run_fingerprint(settings: Settings, kind: str) -> str:
     """Everything but the file itself that decides a file's result: the code, and every rule
     and data file (their content)."""
@@ -233,12 +259,16 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
 
     h = blake2b(f"{FORMAT_VERSION}\0{__version__}\0{kind}\n".encode())
     parts = list(_code_stats())
-    rule_dirs = [builtin_rules_dir()] if settings.include_builtin_rules else []
-    rule_dirs += [Path(d) for d in settings.rule_dirs]
-    for d in rule_dirs:  # by content (content_keys.py): an edit keeping size and mtime counts
+    if settings.include_builtin_rules:
+        d = builtin_rules_dir()
+        got = _BUILTIN_DIR_KEYS.get(str(d))
+        if got is None:
+            got = _BUILTIN_DIR_KEYS[str(d)] = _rule_dir_key(d)
+        parts.append(got)
+    for d in map(Path, settings.rule_dirs):  # a user's: read again by every run
         got = _RULE_DIR_KEYS.get(str(d)) if _RULE_DIR_KEYS is not None else None
         if got is None:
-            got = fingerprint(str(d), [p.split("\0", 1)[0] for p in _tree_stats(d, "*")])
+            got = _rule_dir_key(d)
             if _RULE_DIR_KEYS is not None:
                 _RULE_DIR_KEYS[str(d)] = got
         parts.append(got)
@@ -299,6 +329,22 @@ class ResultCache:
             return None
         return entry
 
+    def changes(self, path: str, raw: bytes, root: Path) -> bool | None:
+        """Whether fix changes the file `path` holding `raw` (a fix-mode cache), from its cached
+        result if that still holds (its headers unchanged); None if none does. Its findings
+        stay encoded and its fixes are not re-applied: like a check's look-up, this reports
+        what the result says, and writes nothing from it."""
+        entry = self.get(self.key(path, content_digest(raw)), _change_decoder())
+        if entry is None:
+            self.misses += 1
+            return None
+        from .include_graph import dependencies_hold
+
+        if not dependencies_hold(path, raw, root, entry.deps, self.digests):
+            self._unhit()
+            return None
+        return entry.error is None and entry.migrated is not None and entry.migrated != raw
+
     def _unhit(self) -> None:
         self._hits.pop()
         self.misses += 1
@@ -352,7 +398,8 @@ class ResultCache:
             return False
         return True
 
-    def get(self, key: bytes) -> Entry | None:
+    def get(self, key: bytes, decoder=None) -> Entry | None:
+        """The stored entry of `key` (decoded by `decoder`, default the whole Entry), or None."""
         db = self._connect()
         if db is None:
             return None
@@ -367,7 +414,7 @@ class ResultCache:
         try:
             if value is None:
                 raise msgspec.DecodeError("checksum mismatch")
-            entry = _decoder().decode(value)
+            entry = (decoder or _decoder()).decode(value)
         except (msgspec.DecodeError, msgspec.ValidationError):
             self.damaged += 1
             self._note("a stored result failed its checksum (a damaged cache entry); recomputed")

@@ -160,7 +160,7 @@ def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None) -> None:
         use_aliases()
 
 
-def _cache_kind(mode: Mode, settings: Settings) -> str:
+def cache_kind(mode: Mode, settings: Settings) -> str:
     return "check" if mode is Mode.CHECK else ("fix-unsafe" if settings.unsafe_fixes else "fix")
 
 
@@ -403,7 +403,7 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
 
     content_facts.configure(settings.use_cache)  # what headers define, kept as results are
     results: list[FileResult | None] = [None] * len(files)
-    cache = ResultCache.open(settings, _cache_kind(mode, settings))
+    cache = ResultCache.open(settings, cache_kind(mode, settings))
     try:
         pending: list[int] = []
         for index, item in enumerate(files):

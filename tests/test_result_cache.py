@@ -245,3 +245,32 @@ def test_a_header_edited_between_two_runs_of_one_process_counts(tree, analysed):
     second = _check()
     assert "tree/f0.cu" in analysed  # its header changed: not the cached result
     assert helper_unknown_in_f0(second)
+
+
+def test_headers_left_out_are_judged_from_their_cached_fix_results(tree, analysed):
+    """A check of one file reports the local header that fix would change (HIP005) from the
+    header's cached fix result when it holds, analysing the header only when it does not:
+    after the header's own edit, or after an edit of a header it includes."""
+    (tree / "inner.cuh").write_text("#pragma once\n#define INNER 1\n")
+    (tree / "k.cuh").write_text('#pragma once\n#include "inner.cuh"\n#include <cuda_runtime.h>\n'
+                                "inline void release(float* p) { cudaFree(p); }\n")
+    (tree / "f0.cu").write_text('#include "k.cuh"\nvoid use(float* p) { release(p); }\n')
+    settings = Settings(root=Path.cwd(), jobs=1)
+
+    def hip005(edit: str = "") -> list[str]:
+        if edit:
+            (tree / "f0.cu").write_text((tree / "f0.cu").read_text() + edit)
+        result = run(["tree/f0.cu"], settings, Mode.CHECK, Engine(settings))
+        return [f.message for f in result.findings if f.code == "HIP005"]
+
+    assert len(hip005()) == 1 and "tree/k.cuh" in analysed  # analysed: nothing cached yet
+    analysed.clear()
+    assert len(hip005("// edited\n")) == 1 and analysed == ["tree/f0.cu"]  # k.cuh: its cached result
+    (tree / "k.cuh").write_text('#pragma once\n#include "inner.cuh"\ninline void release(float*) {}\n')
+    analysed.clear()
+    assert hip005("// edited again\n") == [] and "tree/k.cuh" in analysed  # its edit: analysed again
+    analysed.clear()
+    assert hip005("// a third time\n") == [] and analysed == ["tree/f0.cu"]
+    (tree / "inner.cuh").write_text("#pragma once\n#define INNER 2\n")
+    analysed.clear()
+    assert hip005("// a fourth time\n") == [] and "tree/k.cuh" in analysed  # what it includes changed

@@ -91,6 +91,7 @@ class Server:
     def status(self) -> dict:
         return {"pid": os.getpid(), "started": self.started, "served": self.served,
                 "from_spare": self.from_spare, "running": len(self.running),
+                "spare": None if self.spare is None else ("ready" if self.spare.ready else "priming"),
                 "idle_seconds": self.idle_seconds, "socket": self.path, "key": self.key,
                 "python": sys.executable, "code": list(package_dirs())}
 
