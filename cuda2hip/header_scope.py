@@ -113,7 +113,7 @@ def _needing_migration(headers: list[str], settings, engine, root: str) -> set[s
         try:
             for item in items:
                 try:
-                    got = cache.changes(str(item.path), read_bytes(item.path), Path(settings.root))
+                    got = cache.changes(str(item.path), read_bytes(item.path), settings.root)
                 except SourceError:
                     got = None  # reported (or not) as the analysis finds it
                 if got is None:

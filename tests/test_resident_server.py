@@ -116,6 +116,16 @@ def test_fix_through_the_server_writes_what_it_writes_on_its_own(server_env, tmp
     assert (served_tree / "src" / "a.cu").stat().st_mode & 0o777 == 0o640
 
 
+def test_a_check_waiting_for_a_primed_fork_is_served_by_it(server_env, tmp_path):
+    """`server status` says when the fork made ahead is primed; a check started then runs in it."""
+    project = _project(tmp_path)
+    assert _run(["server", "start"], server_env, project).returncode == 0
+    for n in (1, 2):
+        assert _wait(lambda: "next fork ready" in (_status(server_env, project) or "")), _status(server_env, project)
+        assert _run(["check", "--no-cache", "src/a.cu"], server_env, project).returncode == 1
+        assert f" {n} checks served ({n} by a fork made ahead)" in _status(server_env, project)
+
+
 def test_a_check_sees_files_changed_after_the_server_started(server_env, tmp_path):
     project = _project(tmp_path)
     assert _run(["server", "start"], server_env, project).returncode == 0
