@@ -351,10 +351,11 @@ def main(args: list[str] | None = None) -> None:
     sys.exit(EXIT_OK)
 
 
-def entry() -> None:
+def entry(before_exit=None) -> None:
     """The `cuda2hip` command: `main`, then exit without tearing the interpreter down. Freeing
     the name tables and syntax trees at exit costs ~10 ms, which pre-commit pays on every call;
-    all output is flushed, files are closed and written atomically before this point."""
+    all output is flushed, files are closed and written atomically before this point.
+    `before_exit(code)` runs then, last (a resident server's fork reports its status with it)."""
     import os
 
     try:
@@ -371,6 +372,8 @@ def entry() -> None:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe (`| head`), a closed stream
             pass
+    if before_exit is not None:
+        before_exit(code)
     os._exit(code)
 
 

@@ -300,3 +300,44 @@ def test_check_server_starts_nothing_where_no_server_could_listen(tmp_path, monk
     runtime.chmod(0o700)
     assert client.serve(["check", "a.cu"]) is None and len(spawned) == 1  # not asked to
     assert client.serve(["check", "--server", "a.cu"]) is None and len(spawned) == 2
+
+
+def test_a_check_reports_its_exit_status_before_its_process_ends(tmp_path):
+    """The client gets the status from the check itself, not once the fork is reaped (a fork of
+    the server takes milliseconds to tear down, which pre-commit would wait for): here the
+    check's process lingers 3 s after its report."""
+    from cuda2hip.resident import check_process
+
+    src = tmp_path / "k.cu"
+    src.write_text(KERNEL)
+    out = tmp_path / "out.txt"
+    ours, theirs = socket.socketpair()
+    pid = os.fork()
+    if pid == 0:  # the check's process
+        try:
+            ours.close()
+            real_exit = os._exit
+
+            def lingering_exit(code):
+                time.sleep(3)
+                real_exit(code)
+
+            os._exit = lingering_exit
+            fds = [os.open(os.devnull, os.O_RDONLY), os.open(out, os.O_WRONLY | os.O_CREAT), os.open(os.devnull, os.O_WRONLY)]
+            env = {k: v for k, v in os.environ.items()}
+            env["CUDA2HIP_NO_SERVER"] = "1"
+            check_process.run_check({"argv": ["check", "--no-cache", "--isolated", "--format", "concise", str(src)],
+                                     "argv0": "cuda2hip", "cwd": str(tmp_path), "env": env, "umask": 0o022,
+                                     "streams": [None, ("utf-8", "strict", False, False), ("utf-8", "strict", False, False)]},
+                                    fds, theirs)
+        finally:
+            os._exit(99)
+    theirs.close()
+    ours.settimeout(60)
+    report = ours.recv(16)
+    alive = os.waitpid(pid, os.WNOHANG) == (0, 0)
+    _, status = os.waitpid(pid, 0)
+    assert report == check_process.STATUS + (1).to_bytes(4, "little", signed=True)  # findings: exit 1
+    assert alive, "the status came only when the check's process ended"
+    assert os.waitstatus_to_exitcode(status) == 1
+    assert "HIP" in out.read_text()  # its output was flushed before the report

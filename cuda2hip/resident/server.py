@@ -52,12 +52,13 @@ class _Fd:
 
 
 class _Check:
-    """A fork running a client's check: the client's connection and the fork's pidfd."""
+    """A fork running a client's check: the client's connection (None once the check's status
+    went to it), the fork's pidfd and our end of the socket pair it reports its status on."""
 
-    __slots__ = ("conn", "pid", "pidfd")
+    __slots__ = ("conn", "pid", "pidfd", "status")
 
-    def __init__(self, conn, pid: int, pidfd: int):
-        self.conn, self.pid, self.pidfd = conn, pid, pidfd
+    def __init__(self, conn, pid: int, pidfd: int, status):
+        self.conn, self.pid, self.pidfd, self.status = conn, pid, pidfd, status
 
 
 class _Spare:
@@ -116,7 +117,7 @@ class Server:
         signal.signal(signal.SIGTERM, lambda *_: self.stop("SIGTERM"))
         signal.signal(signal.SIGINT, lambda *_: self.stop("SIGINT"))
         self._make_spare()
-        handlers = {"accept": lambda _: self._accept(), "exit": self._reap,
+        handlers = {"accept": lambda _: self._accept(), "exit": self._reap, "status": self._status_event,
                     "client": self._client_event, "spare": self._spare_event}
         next_key_check = time.monotonic() + KEY_CHECK_SECONDS
         while not (self.stopping and not self.running):
@@ -139,7 +140,7 @@ class Server:
         """What a fork closes: the server's listener and selector, the other forks' ends."""
         owned = [self.listener, self.selector]
         for r in self.running.values():
-            owned += [r.conn, _Fd(r.pidfd)]
+            owned += [r.status, _Fd(r.pidfd)] + ([] if r.conn is None else [r.conn])
         if self.spare is not None:
             owned += [self.spare.sock, _Fd(self.spare.pidfd)]
         return owned
@@ -255,16 +256,21 @@ class Server:
                 sp = None
         if sp is not None and sp.ready:
             self.spare = None
-            sp.sock.close()
-            pid, pidfd = sp.pid, sp.pidfd
+            pid, pidfd, status = sp.pid, sp.pidfd, sp.sock
             self.from_spare += 1
         else:
-            pid = check_process.fork(self._owned() + [conn], lambda: check_process.run_check(request, fds))
+            import socket
+
+            status, theirs = socket.socketpair()
+            pid = check_process.fork(self._owned() + [conn, status],
+                                     lambda: check_process.run_check(request, fds, theirs))
+            theirs.close()
             pidfd = os.pidfd_open(pid)
         self.served += 1
         self.last_activity = time.monotonic()  # checks only: a `server status` keeps no server up
-        self.running[pid] = _Check(conn, pid, pidfd)
+        self.running[pid] = _Check(conn, pid, pidfd, status)
         self.selector.register(pidfd, selectors.EVENT_READ, ("exit", pid))
+        self.selector.register(status, selectors.EVENT_READ, ("status", pid))
         self.selector.register(conn, selectors.EVENT_READ, ("client", pid))
         try:
             conn.sendall(ACCEPTED)
@@ -275,7 +281,7 @@ class Server:
         import signal
 
         r = self.running.get(pid)
-        if r is None:
+        if r is None or r.conn is None:
             return
         try:
             data = r.conn.recv(64)
@@ -292,21 +298,46 @@ class Server:
             except OSError:
                 pass
 
-    def _reap(self, pid: int) -> None:
-        r = self.running.pop(pid)
-        self.selector.unregister(r.pidfd)
+    def _status_event(self, pid: int) -> None:
+        """The check reports its exit status (before it exits): the client gets it now."""
+        r = self.running.get(pid)
+        if r is None:
+            return
+        try:
+            data = r.status.recv(16)
+        except OSError:
+            data = b""
+        self.selector.unregister(r.status)
+        if len(data) == 5 and data[:1] == check_process.STATUS:
+            self._answer(r, int.from_bytes(data[1:], "little", signed=True))
+        # else its end closed unreported (it died): the status comes from reaping it
+
+    def _answer(self, r: _Check, code: int) -> None:
+        """Send the client the check's exit status and let it go."""
+        if r.conn is None:
+            return
         try:
             self.selector.unregister(r.conn)
         except (KeyError, ValueError):
             pass
-        os.close(r.pidfd)
-        _, status = os.waitpid(pid, 0)
-        code = os.waitstatus_to_exitcode(status)
         try:
             r.conn.sendall(EXITED + code.to_bytes(4, "little", signed=True))
         except OSError:
             pass
         r.conn.close()
+        r.conn = None
+
+    def _reap(self, pid: int) -> None:
+        r = self.running.pop(pid)
+        self.selector.unregister(r.pidfd)
+        try:
+            self.selector.unregister(r.status)
+        except (KeyError, ValueError):
+            pass
+        os.close(r.pidfd)
+        r.status.close()
+        _, status = os.waitpid(pid, 0)
+        self._answer(r, os.waitstatus_to_exitcode(status))  # unless it reported already
         self.last_activity = time.monotonic()
         if not self.running:
             self._make_spare()  # after the check: a spare priming meanwhile would slow it
