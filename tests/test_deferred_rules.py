@@ -191,3 +191,23 @@ def test_predicate_requires_words_occur_in_every_case_that_fires():
                 assert any(w in code for w in words), (rule.code, name, code)
                 checked += 1
     assert checked >= 5
+
+
+def test_built_in_rules_read_from_their_files_are_not_walked_again_in_the_process(tmp_path, monkeypatch):
+    """A process that validated the built-in rules from their YAML (no cache file yet: a new
+    cache folder, a new version) keeps them as it keeps rules read from the cache: its next
+    load walks and fingerprints no rule file (a resident server's forks each paid ~7 ms)."""
+    from cuda2hip.rulebook import loader
+
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(loader, "_LOADED", {})
+    monkeypatch.setattr(loader, "_BUILTIN", {})
+    sources = [loader.RuleSource(loader.builtin_rules_dir(), builtin=True)]
+    first = loader.load_rules_keyed(sources)
+    assert list(tmp_path.joinpath("cache").glob("rules-*.msgpack"))  # the miss wrote the cache file
+    walks = []
+    real = loader.rule_files
+    monkeypatch.setattr(loader, "rule_files", lambda *a, **k: walks.append(a) or real(*a, **k))
+    again = loader.load_rules_keyed(sources)
+    assert walks == []
+    assert again[1] == first[1] and [r.id for r in again[0]] == [r.id for r in first[0]]

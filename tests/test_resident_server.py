@@ -341,3 +341,24 @@ def test_a_check_reports_its_exit_status_before_its_process_ends(tmp_path):
     assert alive, "the status came only when the check's process ended"
     assert os.waitstatus_to_exitcode(status) == 1
     assert "HIP" in out.read_text()  # its output was flushed before the report
+
+
+def test_the_warm_up_runs_its_checks_in_its_own_folder_wherever_the_server_started(tmp_path, monkeypatch):
+    """The warm-up's project check must find its header under the run's root (the working
+    directory), as a hook's check in its repository does: run from the folder `server start`
+    ran in, the header was no project's and what checks derive from project headers stayed
+    unprimed in every fork."""
+    from cuda2hip import cli
+    from cuda2hip.resident.warm_up import Workspace
+
+    workspace = Workspace(str(tmp_path / "server"))
+    elsewhere = tmp_path / "where-server-start-ran"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    seen = []
+    monkeypatch.setattr(cli, "main", lambda args: seen.append((os.getcwd(), args[-1])))
+    workspace.prime()
+    assert seen and all(cwd == workspace.folder for cwd, _ in seen)
+    project_file = os.path.join(workspace.project, "kernel.cu")
+    assert any(os.path.relpath(path, cwd).startswith("project") for cwd, path in seen if path == project_file)
+    assert os.getcwd() == str(elsewhere)

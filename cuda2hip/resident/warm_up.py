@@ -80,6 +80,14 @@ class Workspace:
 
         saved = os.environ.get(CACHE_ENV)
         os.environ[CACHE_ENV] = self.cache
+        # In the folder, as a hook runs in its repository: the project's headers are then under
+        # the run's root, wherever `server start` ran (outside it they are no project's, and
+        # what a check derives from them, e.g. HIP121's header facts, would stay unprimed).
+        try:
+            cwd = os.getcwd()
+        except OSError:  # started in a folder removed since
+            cwd = None
+        os.chdir(self.folder)
         try:
             sink = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")  # with a .buffer, as fix writes bytes
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
@@ -88,6 +96,8 @@ class Workspace:
                 except SystemExit:
                     pass
         finally:
+            if cwd is not None:
+                os.chdir(cwd)
             if saved is None:
                 os.environ.pop(CACHE_ENV, None)
             else:

@@ -216,6 +216,10 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
 
     if cache_file is not None:
         write_cache_file(cache_file, msgspec.msgpack.encode(rules))
+    if key is not None:  # as if read from the cache file: the next load in this process is free
+        _LOADED[key] = rules
+        if builtin is not None:
+            _BUILTIN[builtin] = (rules, key)
     return rules, key
 
 
