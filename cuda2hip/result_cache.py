@@ -209,22 +209,41 @@ _BUILTIN_DIR_KEYS: dict[str, str] = {}
 _RUN_DIGESTS: dict[str, bytes | None] | None = None
 
 
+# Database path -> its connection, kept open while one run lasts (`one_run`) in the process that
+# runs it (never in its forked workers): a check's cache of its files and the one of the
+# headers it reaches share one connection (~0.7 ms to open and set up each).
+_RUN_DBS: dict[str, object] | None = None
+_RUN_PID: int | None = None
+
+
 class one_run:
     """`with one_run(writes):` the rule folders' content keys are computed once for the run, and
     the digests of the headers its look-ups read too unless the run `writes` files (a fix may
-    rewrite a header between two look-ups)."""
+    rewrite a header between two look-ups); its caches share their database connections."""
 
     def __init__(self, writes: bool):
         self.writes = writes
 
     def __enter__(self):
-        global _RULE_DIR_KEYS, _RUN_DIGESTS
+        global _RULE_DIR_KEYS, _RUN_DIGESTS, _RUN_DBS, _RUN_PID
         _RULE_DIR_KEYS = {}
         _RUN_DIGESTS = None if self.writes else {}
+        _RUN_DBS, _RUN_PID = {}, os.getpid()
 
     def __exit__(self, *exc):
-        global _RULE_DIR_KEYS, _RUN_DIGESTS
-        _RULE_DIR_KEYS = _RUN_DIGESTS = None
+        global _RULE_DIR_KEYS, _RUN_DIGESTS, _RUN_DBS, _RUN_PID
+        dbs = _RUN_DBS or {}
+        _RULE_DIR_KEYS = _RUN_DIGESTS = _RUN_DBS = _RUN_PID = None
+        for db in dbs.values():
+            try:
+                db.close()
+            except Exception:
+                pass
+
+
+def _run_dbs() -> dict | None:
+    """The run's shared connections, in the process that runs it (None elsewhere)."""
+    return _RUN_DBS if _RUN_PID == os.getpid() else None
 
 
 def _code_stats() -> tuple[str, ...]:
@@ -357,6 +376,10 @@ class ResultCache:
 
     def _connect(self):
         if self._db is None and not self.broken:
+            shared = _run_dbs()
+            if shared is not None and str(self.path) in shared:
+                self._db = shared[str(self.path)]
+                return self._db
             import sqlite3
 
             for attempt in (1, 2):
@@ -376,6 +399,8 @@ class ResultCache:
                                "(key BLOB PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL)")
                     db.execute("CREATE INDEX IF NOT EXISTS results_used ON results(used)")
                     self._db = db
+                    if shared is not None:
+                        shared[str(self.path)] = db
                     break
                 except sqlite3.DatabaseError as exc:
                     if db is not None:
@@ -457,8 +482,10 @@ class ResultCache:
 
     def _close_db(self) -> None:
         if self._db is not None:
-            try:
-                self._db.close()
-            except Exception:
-                pass
+            shared = _run_dbs()
+            if shared is None or shared.get(str(self.path)) is not self._db:  # else the run closes it
+                try:
+                    self._db.close()
+                except Exception:
+                    pass
             self._db = None

@@ -3,6 +3,7 @@ data is cached beside the validated rules); results never depend on it."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from cuda2hip.match.engine import Deferred, Engine
@@ -211,3 +212,28 @@ def test_built_in_rules_read_from_their_files_are_not_walked_again_in_the_proces
     again = loader.load_rules_keyed(sources)
     assert walks == []
     assert again[1] == first[1] and [r.id for r in again[0]] == [r.id for r in first[0]]
+
+
+def test_pre_filter_data_is_decoded_once_per_process_while_its_file_is_unchanged(tmp_path, monkeypatch):
+    """Each run's engine reads the pre-filter data (a resident server's forks: every check):
+    decoded once while the file is unchanged, read again once it changes; each engine gets a
+    copy of its own to add to."""
+    import msgspec
+
+    from cuda2hip.rulebook import loader
+
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(loader, "_PREFILTERS_READ", {})
+    loader.write_prefilters("k", {"a": (("fooBar",), None)})
+    decoded = []
+    real = msgspec.msgpack.decode
+    monkeypatch.setattr(msgspec.msgpack, "decode", lambda *a, **k: decoded.append(1) or real(*a, **k))
+    first = loader.read_prefilters("k")
+    first["b"] = (("added",), None)
+    second = loader.read_prefilters("k")
+    assert second == {"a": (("fooBar",), None)} and len(decoded) == 1
+    path = loader._prefilter_file("k")
+    loader.write_prefilters("k", {"a": (("fooBar",), None), "c": (("bazQux",), None)})
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))  # a later write
+    assert loader.read_prefilters("k") == {"a": (("fooBar",), None), "c": (("bazQux",), None)}
+    assert len(decoded) == 2

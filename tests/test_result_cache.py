@@ -274,3 +274,37 @@ def test_headers_left_out_are_judged_from_their_cached_fix_results(tree, analyse
     (tree / "inner.cuh").write_text("#pragma once\n#define INNER 2\n")
     analysed.clear()
     assert hip005("// a fourth time\n") == [] and "tree/k.cuh" in analysed  # what it includes changed
+
+
+def test_the_caches_of_one_check_share_one_database_connection(tree, monkeypatch):
+    """A one-file check looks up its file in the check cache and its headers in the fix cache:
+    one connection serves both (each open costs a connect and its PRAGMAs), and none is left
+    open once the run ends. Both caches' results still land: a second run is served by them."""
+    import sqlite3
+
+    from cuda2hip import result_cache
+
+    (tree / "k.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\ninline void r(float* p) { cudaFree(p); }\n")
+    (tree / "f0.cu").write_text('#include "k.cuh"\nvoid use(float* p) { r(p); }\n')
+    opened = []
+    real_connect = sqlite3.connect
+
+    def counting_connect(*args, **kwargs):
+        db = real_connect(*args, **kwargs)
+        opened.append(db)
+        return db
+
+    monkeypatch.setattr(sqlite3, "connect", counting_connect)
+    settings = Settings(root=Path.cwd(), jobs=1)
+    first = run(["tree/f0.cu"], settings, Mode.CHECK, Engine(settings))
+    assert len(opened) == 1
+    assert result_cache._RUN_DBS is None
+    with pytest.raises(sqlite3.ProgrammingError):  # closed by the run's end
+        opened[0].execute("SELECT 1")
+    again = run(["tree/f0.cu"], settings, Mode.CHECK, Engine(settings))
+    assert [f.to_dict() for f in again.findings] == [f.to_dict() for f in first.findings]
+    assert any(f.code == "HIP005" for f in again.findings)
+    db = real_connect(tree.parent / "cache" / result_cache.DB_NAME)
+    kinds = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    db.close()
+    assert kinds >= 2  # the file's check result and the header's fix result

@@ -200,6 +200,20 @@ class RuleSet:
                        self.engine)
 
 
+# id(rule) -> (the rule, its callees with their encoded form, whether all are identifiers): a
+# call rule's names (thousands for the table rules) are encoded and matched once per process,
+# not for each of the rule subsets files keep. The entry holds the rule, so its id stays its own.
+_CALLEE_WORDS: dict[int, tuple[CompiledRule, tuple[tuple[str, bytes], ...], bool]] = {}
+
+
+def _callee_words(rule: CompiledRule) -> tuple[tuple[tuple[str, bytes], ...], bool]:
+    got = _CALLEE_WORDS.get(id(rule))
+    if got is None or got[0] is not rule:
+        names = tuple((name, name.encode()) for name in rule.callees)
+        got = _CALLEE_WORDS[id(rule)] = (rule, names, all(_IDENTIFIER.fullmatch(n) for n, _ in names))
+    return got[1], got[2]
+
+
 class CalleeIndex:
     """Visits a call once: looks up its callee name and hands the call to the rules that want
     calls of that name, in rule order.
@@ -215,17 +229,23 @@ class CalleeIndex:
     def __init__(self):
         self.by_name: dict[str, list[CompiledRule]] = {}
         self.by_text = False
+        self._by_word: dict[bytes, list[CompiledRule]] = {}  # the same lists, by encoded name
+        self._cuda_identifiers = True  # every rule added so far: CUDA, callees all identifiers
 
     def add(self, rule: CompiledRule) -> None:
-        for name in rule.callees:
-            self.by_name.setdefault(name, []).append(rule)
+        names, identifiers = _callee_words(rule)
+        if names:
+            self._cuda_identifiers = self._cuda_identifiers and identifiers and rule.language == "cuda"
+        by_name, by_word = self.by_name, self._by_word
+        for name, word in names:
+            group = by_name.get(name)
+            if group is None:
+                group = by_name[name] = by_word[word] = []
+            group.append(rule)
 
     def settle(self) -> None:
-        rules = {id(r): r for group in self.by_name.values() for r in group}.values()
-        self.by_text = bool(self.by_name) and all(r.language == "cuda" for r in rules) and all(
-            _IDENTIFIER.fullmatch(name) for name in self.by_name)
-        self._words = frozenset(name.encode() for name in self.by_name)
-        self._by_word = {name.encode(): rules for name, rules in self.by_name.items()}
+        self.by_text = bool(self.by_name) and self._cuda_identifiers
+        self._words = frozenset(self._by_word)
 
     def wanted_texts(self, words: set[bytes]) -> set[bytes]:
         return self._words & words

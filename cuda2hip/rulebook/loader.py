@@ -25,9 +25,10 @@ class RuleError(Exception):
     """A rule file that is not valid; the message names the file, the rule and the field."""
 
 
+@lru_cache(maxsize=1)
 def builtin_rules_dir() -> Path:
     """The top-level rules/ folder of a source checkout (editable installs, worktrees), else the
-    copy installed inside the package."""
+    copy installed inside the package (found once per process: the code does not move under it)."""
     checkout = Path(__file__).resolve().parents[2]
     if (checkout / "rules" / "__init__.py").is_file() and (checkout / "pyproject.toml").is_file():
         return checkout / "rules"
@@ -230,10 +231,25 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
 Prefilter = tuple[tuple[str, ...], tuple[tuple[str, ...], ...] | None]  # (literals, alternatives)
 
 
+# (fingerprint, cache folder) -> the pre-filter file: named by the code that derives the words,
+# as this process loaded it (the scan of that code's files is done once per process).
+_PREFILTER_FILES: dict[tuple[str, str], Path] = {}
+# path -> ((size, mtime), data): the file decoded once per process while it is unchanged.
+_PREFILTERS_READ: dict[Path, tuple[tuple[int, int], dict]] = {}
+
+
 def _prefilter_file(key: str) -> Path | None:
     base = cache_dir()
     if base is None:
         return None
+    memo = (key, str(base))
+    got = _PREFILTER_FILES.get(memo)
+    if got is None:
+        got = _PREFILTER_FILES[memo] = _name_prefilter_file(key, base)
+    return got
+
+
+def _name_prefilter_file(key: str, base: Path) -> Path | None:
     match_dir = Path(__file__).resolve().parents[1] / "match"
     h = blake2b(key.encode())
     for d in (match_dir, match_dir / "plugins"):
@@ -252,9 +268,16 @@ def read_prefilters(key: str) -> dict[str, Prefilter]:
     if path is None:
         return {}
     try:
-        return msgspec.msgpack.decode(path.read_bytes(), type=dict[str, Prefilter])
+        st = path.stat()
+        stamp = (st.st_size, st.st_mtime_ns)
+        got = _PREFILTERS_READ.get(path)
+        if got is not None and got[0] == stamp:
+            return dict(got[1])  # a copy: engines add to theirs
+        data = msgspec.msgpack.decode(path.read_bytes(), type=dict[str, Prefilter])
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return {}
+    _PREFILTERS_READ[path] = (stamp, data)
+    return dict(data)
 
 
 def write_prefilters(key: str, prefilters: dict[str, Prefilter]) -> None:
