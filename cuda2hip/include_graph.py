@@ -150,7 +150,42 @@ def _is_file(path: str) -> bool:
 _RECORDED: dict[str, bytes | None] | None = None
 
 
+# While a run that writes nothing lasts (`run_memo`): path -> (what `_read` gave, its digest),
+# and (file, root, content) -> its project headers. A check of ten files that include the same
+# headers otherwise reads and resolves each of them again for every file and every analysis
+# that follows includes (definitions, dependencies, the header report): ~370 reads per run.
+_RUN_READS: dict[str, tuple[tuple[str, bytes] | None, bytes | None]] | None = None
+_RUN_HEADERS: dict[tuple[str, str, bytes], tuple[str, ...]] | None = None
+
+
+class run_memo:
+    """`with run_memo():` header reads and include closures are made once for the run (only for
+    runs that write nothing: a fix may rewrite a header between two reads)."""
+
+    def __enter__(self):
+        global _RUN_READS, _RUN_HEADERS
+        _RUN_READS, _RUN_HEADERS = {}, {}
+
+    def __exit__(self, *exc):
+        global _RUN_READS, _RUN_HEADERS
+        _RUN_READS = _RUN_HEADERS = None
+
+
 def _read(path: str) -> tuple[str, bytes] | None:
+    """(path, content) of a project file (once per run: `run_memo`)."""
+    memo = _RUN_READS
+    if memo is None:
+        return _read_now(path)
+    got = memo.get(path)
+    if got is None:
+        found = _read_now(path)  # records it
+        got = memo[path] = (found, None if found is None else _digest(found[1]))
+    elif _RECORDED is not None:
+        _RECORDED[path] = got[1]
+    return got[0]
+
+
+def _read_now(path: str) -> tuple[str, bytes] | None:
     """(path, content) of a project file. During an in-place --rename run the file may move to
     its new name between being found and being read (the new file is written before the old one
     is removed, so one of the two always exists): the alias is tried, then the path again."""
@@ -200,6 +235,11 @@ def dependencies(path: str, data: bytes, root: Path, *, digests: dict | None = N
 def _current_digest(header: str, digests: dict | None) -> bytes | None:
     if digests is not None and header in digests:
         return digests[header]
+    if _RUN_READS is not None and header in _RUN_READS:  # read already in this run
+        digest = _RUN_READS[header][1]
+        if digests is not None:
+            digests[header] = digest
+        return digest
     try:
         with open(header, "rb") as fh:
             digest = _digest(fh.read())
@@ -257,9 +297,20 @@ def reached_outside(header: str, root: str, covered) -> list[str]:
 
 def _headers(path: str, data: bytes, root: Path) -> list[str]:
     """The project headers a file includes, directly and transitively, resolved."""
+    memo = _RUN_HEADERS
+    key = (path, str(root), data)
+    if memo is not None and key in memo:
+        headers = memo[key]
+        if _RECORDED is not None:  # as the walk would have: every header it reads is recorded
+            for header in headers:
+                _read(header)
+        return list(headers)
     root_s = os.path.realpath(root)
     direct = _local_includes(os.path.realpath(path), data, root_s)
-    return [*direct, *_closure(direct, root_s)] if direct else []
+    headers = [*direct, *_closure(direct, root_s)] if direct else []
+    if memo is not None:
+        memo[key] = tuple(headers)
+    return headers
 
 
 def included_headers(path: str, data: bytes, root: Path) -> list[tuple[str, bytes]]:

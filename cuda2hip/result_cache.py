@@ -219,7 +219,8 @@ _RUN_PID: int | None = None
 class one_run:
     """`with one_run(writes):` the rule folders' content keys are computed once for the run, and
     the digests of the headers its look-ups read too unless the run `writes` files (a fix may
-    rewrite a header between two look-ups); its caches share their database connections."""
+    rewrite a header between two look-ups), and so are header reads and include closures
+    (include_graph.run_memo); its caches share their database connections."""
 
     def __init__(self, writes: bool):
         self.writes = writes
@@ -229,9 +230,17 @@ class one_run:
         _RULE_DIR_KEYS = {}
         _RUN_DIGESTS = None if self.writes else {}
         _RUN_DBS, _RUN_PID = {}, os.getpid()
+        self.reads = None
+        if not self.writes:
+            from .include_graph import run_memo
+
+            self.reads = run_memo()
+            self.reads.__enter__()
 
     def __exit__(self, *exc):
         global _RULE_DIR_KEYS, _RUN_DIGESTS, _RUN_DBS, _RUN_PID
+        if self.reads is not None:
+            self.reads.__exit__(*exc)
         dbs = _RUN_DBS or {}
         _RULE_DIR_KEYS = _RUN_DIGESTS = _RUN_DBS = _RUN_PID = None
         for db in dbs.values():

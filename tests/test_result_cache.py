@@ -308,3 +308,29 @@ def test_the_caches_of_one_check_share_one_database_connection(tree, monkeypatch
     kinds = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
     db.close()
     assert kinds >= 2  # the file's check result and the header's fix result
+
+
+def test_a_check_reads_a_header_its_files_share_once(tree, monkeypatch):
+    """Five files include the same header (which includes another): a check reads each header
+    once for the whole run, not for each file and each analysis that follows includes; a fix
+    (which may rewrite a header mid-run) reads them as it goes. The findings are the same."""
+    from cuda2hip import include_graph
+
+    (tree / "inner.cuh").write_text("#pragma once\n#define INNER 1\n")
+    (tree / "k.cuh").write_text('#pragma once\n#include "inner.cuh"\n#include <cuda_runtime.h>\n'
+                                "inline void release(float* p) { cudaFree(p); }\n")
+    for i in range(5):
+        (tree / f"f{i}.cu").write_text(f'#include "k.cuh"\nvoid use{i}(float* p) {{ release(p); }}\n')
+    reads: list[str] = []
+    real = include_graph._read_now
+    monkeypatch.setattr(include_graph, "_read_now", lambda path: reads.append(os.path.basename(path)) or real(path))
+    settings = Settings(root=Path.cwd(), jobs=1, use_cache=False)
+    files = [f"tree/f{i}.cu" for i in range(5)]
+    checked = run(files, settings, Mode.CHECK, Engine(settings))
+    assert sorted(reads) == ["inner.cuh", "k.cuh"]
+    assert sum(f.code == "HIP005" for f in checked.findings) == 5
+    reads.clear()
+    fixed = run(files, settings, Mode.FIX, Engine(settings))
+    assert reads.count("k.cuh") > 1  # no memo where files are rewritten
+    assert include_graph._RUN_READS is None and include_graph._RUN_HEADERS is None
+    assert fixed.findings
