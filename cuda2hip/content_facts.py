@@ -4,7 +4,7 @@ parsing them again on every call costs more than checking the file itself (llama
 `common.cuh` chain: ~250 ms a call).
 
 One small file per (kind, content digest), under `facts-<code key>/` in the cache folder; the
-code key covers the package's code and the parser binaries (result_cache._code_stats), so a fact
+code key covers the package's code and the parser binaries (run_scope.code_stats), so a fact
 is never read by other code than the code that derived it. Used only by runs that use the
 result cache (`configure`): `--no-cache` runs derive everything afresh. Best effort: an
 unreadable, damaged or untrusted store only costs the time of deriving the fact.
@@ -38,13 +38,13 @@ def _store() -> Path | None:
     if not _enabled:
         return None
     if _folder is None:
-        from .result_cache import _code_stats
+        from .run_scope import code_stats
         from .rulebook.loader import cache_dir
 
         base = cache_dir()
         if base is None:
             return None
-        key = blake2b("\n".join(_code_stats()).encode(), digest_size=12).hexdigest()
+        key = blake2b("\n".join(code_stats()).encode(), digest_size=12).hexdigest()
         _folder = base / f"facts-{key}"
     return _folder
 

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import msgspec
 
-from .content_keys import fingerprint
+from . import run_scope
 from .digest import blake2b
 from .findings import Finding
 from .settings import Settings
@@ -174,111 +174,6 @@ def content_digest(raw: bytes) -> bytes:
     return blake2b(raw, digest_size=16).digest()
 
 
-def _tree_stats(directory: Path, pattern: str) -> list[str]:
-    """Path, size and mtime of the files under `directory` matching `pattern` (os.walk: a third
-    of what Path.rglob costs, which a pre-commit run pays on every call)."""
-    from fnmatch import fnmatchcase
-
-    out = []
-    for top, dirs, files in os.walk(directory):
-        dirs.sort()
-        for name in sorted(files):
-            if pattern != "*" and not fnmatchcase(name, pattern):
-                continue
-            p = os.path.join(top, name)
-            try:
-                st = os.stat(p)
-            except OSError:
-                continue
-            out.append(f"{p}\0{st.st_size}\0{st.st_mtime_ns}")
-    return out
-
-
-_CODE_STATS: tuple[str, ...] | None = None
-# Rule folder -> its content key, while one run lasts (`one_run`): a check opens a cache for its
-# files and one for the headers it reaches, and its rules do not change in between.
-_RULE_DIR_KEYS: dict[str, str] | None = None
-# The built-in rules' folder -> its content key, for the life of the process: the built-in rules
-# do not change under a running process (rulebook.loader._BUILTIN keeps the rules it loaded), so
-# a resident server's forks key their results by the rules they run, with no walk of the folder.
-_BUILTIN_DIR_KEYS: dict[str, str] = {}
-
-
-# Header path -> content digest, shared by the caches of one run that writes nothing (`one_run`):
-# the headers a check's files depend on are the ones its header report looks up again.
-_RUN_DIGESTS: dict[str, bytes | None] | None = None
-
-
-# Database path -> its connection, kept open while one run lasts (`one_run`) in the process that
-# runs it (never in its forked workers): a check's cache of its files and the one of the
-# headers it reaches share one connection (~0.7 ms to open and set up each).
-_RUN_DBS: dict[str, object] | None = None
-_RUN_PID: int | None = None
-
-
-class one_run:
-    """`with one_run(writes):` the rule folders' content keys are computed once for the run, and
-    the digests of the headers its look-ups read too unless the run `writes` files (a fix may
-    rewrite a header between two look-ups), and so are header reads and include closures
-    (include_graph.run_memo); its caches share their database connections."""
-
-    def __init__(self, writes: bool):
-        self.writes = writes
-
-    def __enter__(self):
-        global _RULE_DIR_KEYS, _RUN_DIGESTS, _RUN_DBS, _RUN_PID
-        _RULE_DIR_KEYS = {}
-        _RUN_DIGESTS = None if self.writes else {}
-        _RUN_DBS, _RUN_PID = {}, os.getpid()
-        self.reads = None
-        if not self.writes:
-            from .include_graph import run_memo
-
-            self.reads = run_memo()
-            self.reads.__enter__()
-
-    def __exit__(self, *exc):
-        global _RULE_DIR_KEYS, _RUN_DIGESTS, _RUN_DBS, _RUN_PID
-        if self.reads is not None:
-            self.reads.__exit__(*exc)
-        dbs = _RUN_DBS or {}
-        _RULE_DIR_KEYS = _RUN_DIGESTS = _RUN_DBS = _RUN_PID = None
-        for db in dbs.values():
-            try:
-                db.close()
-            except Exception:
-                pass
-
-
-def _run_dbs() -> dict | None:
-    """The run's shared connections, in the process that runs it (None elsewhere)."""
-    return _RUN_DBS if _RUN_PID == os.getpid() else None
-
-
-def _code_stats() -> tuple[str, ...]:
-    """The code (editable installs change under the cache) and the parser and grammar binaries
-    (importlib.metadata would cost more start-up time than the whole lookup), as this process
-    imported them: read once per process (a check opens two caches, each a walk of the package).
-    A resident server's forks inherit them: a server only serves callers whose code has the
-    stats it started with (resident.code_key)."""
-    global _CODE_STATS
-    if _CODE_STATS is None:
-        from importlib.util import find_spec
-
-        parts = _tree_stats(Path(__file__).resolve().parent, "*.py")
-        for module in ("tree_sitter", "tree_sitter_cuda"):
-            spec = find_spec(module)
-            for location in (spec.submodule_search_locations or []) if spec else []:
-                parts += _tree_stats(Path(location), "*.so")
-        _CODE_STATS = tuple(parts)
-    return _CODE_STATS
-
-
-def _rule_dir_key(d: Path) -> str:
-    """By content (content_keys.py): an edit keeping size and mtime counts."""
-    return fingerprint(str(d), [p.split("\0", 1)[0] for p in _tree_stats(d, "*")])
-
-
 def run_fingerprint(settings: Settings, kind: str) -> str:
     """Everything but the file itself that decides a file's result: the code, and every rule
     and data file (their content)."""
@@ -286,19 +181,20 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
     from .rulebook.loader import builtin_rules_dir
 
     h = blake2b(f"{FORMAT_VERSION}\0{__version__}\0{kind}\n".encode())
-    parts = list(_code_stats())
+    parts = list(run_scope.code_stats())
     if settings.include_builtin_rules:
         d = builtin_rules_dir()
-        got = _BUILTIN_DIR_KEYS.get(str(d))
+        got = run_scope._BUILTIN_DIR_KEYS.get(str(d))
         if got is None:
-            got = _BUILTIN_DIR_KEYS[str(d)] = _rule_dir_key(d)
+            got = run_scope._BUILTIN_DIR_KEYS[str(d)] = run_scope.rule_dir_key(d)
         parts.append(got)
     for d in map(Path, settings.rule_dirs):  # a user's: read again by every run
-        got = _RULE_DIR_KEYS.get(str(d)) if _RULE_DIR_KEYS is not None else None
+        keys = run_scope._RULE_DIR_KEYS
+        got = keys.get(str(d)) if keys is not None else None
         if got is None:
-            got = _rule_dir_key(d)
-            if _RULE_DIR_KEYS is not None:
-                _RULE_DIR_KEYS[str(d)] = got
+            got = run_scope.rule_dir_key(d)
+            if keys is not None:
+                keys[str(d)] = got
         parts.append(got)
     h.update("\n".join(parts).encode())
     # __struct_fields__: the names msgspec.structs.fields gives, without its ~1 ms of reading
@@ -320,7 +216,7 @@ class ResultCache:
         self.verbose = verbose
         self.misses = self.damaged = self.stale = 0
         # header digests of this run's look-ups
-        self.digests: dict[str, bytes | None] = _RUN_DIGESTS if _RUN_DIGESTS is not None else {}
+        self.digests: dict[str, bytes | None] = run_scope._RUN_DIGESTS if run_scope._RUN_DIGESTS is not None else {}
 
     @classmethod
     def open(cls, settings: Settings, kind: str) -> "ResultCache | None":
@@ -385,7 +281,7 @@ class ResultCache:
 
     def _connect(self):
         if self._db is None and not self.broken:
-            shared = _run_dbs()
+            shared = run_scope.run_dbs()
             if shared is not None and str(self.path) in shared:
                 self._db = shared[str(self.path)]
                 return self._db
@@ -491,7 +387,7 @@ class ResultCache:
 
     def _close_db(self) -> None:
         if self._db is not None:
-            shared = _run_dbs()
+            shared = run_scope.run_dbs()
             if shared is None or shared.get(str(self.path)) is not self._db:  # else the run closes it
                 try:
                     self._db.close()

@@ -369,7 +369,7 @@ def _work(chunk: list[tuple[int, SourceFile]]):
 
 
 def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None = None) -> RunResult:
-    from .result_cache import one_run
+    from .run_scope import one_run
 
     with one_run(writes=mode is Mode.FIX):
         return _run(paths, settings, mode, engine)

@@ -282,7 +282,7 @@ def test_the_caches_of_one_check_share_one_database_connection(tree, monkeypatch
     open once the run ends. Both caches' results still land: a second run is served by them."""
     import sqlite3
 
-    from cuda2hip import result_cache
+    from cuda2hip import result_cache, run_scope
 
     (tree / "k.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\ninline void r(float* p) { cudaFree(p); }\n")
     (tree / "f0.cu").write_text('#include "k.cuh"\nvoid use(float* p) { r(p); }\n')
@@ -298,7 +298,7 @@ def test_the_caches_of_one_check_share_one_database_connection(tree, monkeypatch
     settings = Settings(root=Path.cwd(), jobs=1)
     first = run(["tree/f0.cu"], settings, Mode.CHECK, Engine(settings))
     assert len(opened) == 1
-    assert result_cache._RUN_DBS is None
+    assert run_scope._RUN_DBS is None
     with pytest.raises(sqlite3.ProgrammingError):  # closed by the run's end
         opened[0].execute("SELECT 1")
     again = run(["tree/f0.cu"], settings, Mode.CHECK, Engine(settings))
