@@ -183,19 +183,9 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
     h = blake2b(f"{FORMAT_VERSION}\0{__version__}\0{kind}\n".encode())
     parts = list(run_scope.code_stats())
     if settings.include_builtin_rules:
-        d = builtin_rules_dir()
-        got = run_scope._BUILTIN_DIR_KEYS.get(str(d))
-        if got is None:
-            got = run_scope._BUILTIN_DIR_KEYS[str(d)] = run_scope.rule_dir_key(d)
-        parts.append(got)
-    for d in map(Path, settings.rule_dirs):  # a user's: read again by every run
-        keys = run_scope._RULE_DIR_KEYS
-        got = keys.get(str(d)) if keys is not None else None
-        if got is None:
-            got = run_scope.rule_dir_key(d)
-            if keys is not None:
-                keys[str(d)] = got
-        parts.append(got)
+        parts.append(run_scope.rule_dir_key(builtin_rules_dir(), builtin=True))
+    # a user's: read again by every run
+    parts.extend(run_scope.rule_dir_key(Path(d), builtin=False) for d in settings.rule_dirs)
     h.update("\n".join(parts).encode())
     # __struct_fields__: the names msgspec.structs.fields gives, without its ~1 ms of reading
     # the class's annotations on every call
@@ -216,7 +206,7 @@ class ResultCache:
         self.verbose = verbose
         self.misses = self.damaged = self.stale = 0
         # header digests of this run's look-ups
-        self.digests: dict[str, bytes | None] = run_scope._RUN_DIGESTS if run_scope._RUN_DIGESTS is not None else {}
+        self.digests: dict[str, bytes | None] = run_scope.run_digests()
 
     @classmethod
     def open(cls, settings: Settings, kind: str) -> "ResultCache | None":

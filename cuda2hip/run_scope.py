@@ -110,6 +110,19 @@ def code_stats() -> tuple[str, ...]:
     return _CODE_STATS
 
 
-def rule_dir_key(d: Path) -> str:
-    """By content (content_keys.py): an edit keeping size and mtime counts."""
-    return fingerprint(str(d), [p.split("\0", 1)[0] for p in _tree_stats(d, "*")])
+def rule_dir_key(d: Path, *, builtin: bool) -> str:
+    """A rule folder's key, by content (content_keys.py: an edit keeping size and mtime counts):
+    the built-in rules' once per process, a user's once per run (`one_run`), else each time."""
+    keys = _BUILTIN_DIR_KEYS if builtin else _RULE_DIR_KEYS
+    got = keys.get(str(d)) if keys is not None else None
+    if got is None:
+        got = fingerprint(str(d), [p.split("\0", 1)[0] for p in _tree_stats(d, "*")])
+        if keys is not None:
+            keys[str(d)] = got
+    return got
+
+
+def run_digests() -> dict[str, bytes | None]:
+    """Header path -> content digest: the run's, shared by its caches (`one_run` of a run that
+    writes nothing), else a new one."""
+    return _RUN_DIGESTS if _RUN_DIGESTS is not None else {}
