@@ -22,6 +22,8 @@ It measures, each as a real `cuda2hip` process (start to exit, as a user or pre-
 - the same files copied alone into a folder and checked with `--no-cache` (issue 15's first
   measure: no header to follow), and the time such a run on its own spends importing modules
   (`-X importtime`);
+- the parse floor: the same interpreter only parsing every source file once with cuda2hip's
+  tree-sitter-cuda parser, on as many processes (bench/parse_floor.py): no run goes below it;
 - peak memory: the largest sum of RSS over the process and its workers, sampled;
 - where valgrind is installed, the instructions of the floor and of the single-file check
   (callgrind): a figure the machine's load does not move.
@@ -387,13 +389,17 @@ def run(args, work: Path) -> dict:
     results["fix_output_dir"] = best(
         lambda: [*tool, "fix", "--no-cache", *jobs, "--output-dir", "out", "src"],
         lambda: shutil.rmtree(out, ignore_errors=True))
+    # The parse floor: the same interpreter only parses every source file once, on as many
+    # processes as cuda2hip uses (bench/parse_floor.py).
+    python = str(Path(tool[0]).parent / "python") if installed else sys.executable
+    results["parse_floor"] = best(lambda: [python, str(HERE / "parse_floor.py"), "src", "--jobs",
+                                           str(args.jobs or os.cpu_count() or 1)])
     # Cached: a first run fills the cache, then an unchanged tree is checked again.
     subprocess.run([*tool, "check", "--format", "concise", *jobs, "src"], cwd=work, env=env,
                    capture_output=True)
     results["check_cached"] = best(lambda: [*tool, "check", "--format", "concise", *jobs, "src"])
 
     # The floor: the interpreter that runs cuda2hip (the virtualenv's, or this one).
-    python = str(Path(tool[0]).parent / "python") if installed else sys.executable
     results.update(latency(tool, python, env, work, src, args.single))
     peak = max(results[k]["peak_rss_mb"] for k in ("check", "fix_in_place", "fix_output_dir"))
     floor = results["floor"]["median_ms"]
@@ -430,10 +436,16 @@ def report(r: dict) -> None:
     print(f"{'run':<34}{'seconds':>9}{'lines/s':>11}{'CPU s':>8}{'peak RSS':>11}")
     for key, label in (("check", "check (no cache, concise)"), ("fix_in_place", "fix in place (no cache)"),
                        ("fix_output_dir", "fix --output-dir (no cache)"),
-                       ("check_cached", "check again (cached, concise)")):
+                       ("check_cached", "check again (cached, concise)"),
+                       ("parse_floor", "parse only (the floor of any run)")):
         x = r[key]
         print(f"{label:<34}{x['seconds']:>9.2f}{x['lines_per_s']:>11,}{x['cpu_seconds']:>8.1f}"
               f"{x['peak_rss_mb']:>8.0f} MB")
+    fix, parse_floor = r["fix_output_dir"], r["parse_floor"]
+    budget = c["lines"] / TARGETS["fix_lines_per_s"]
+    print(f"fix --output-dir over the parse floor: {fix['seconds'] - parse_floor['seconds']:.2f} s; at "
+          f"{TARGETS['fix_lines_per_s']:,} lines/s this tree takes {budget:.2f} s, the parse floor "
+          f"{parse_floor['seconds'] / budget:.0%} of it")
     f, imp = r["floor"], r["import_ms"]
     print(f"python -c pass (floor, {f['runs']} runs): median {f['median_ms']:.1f} ms (min {f['min_ms']:.1f})")
     print(f"single-file and {BATCH}-file checks (medians of {f['runs']} runs; min, max):")

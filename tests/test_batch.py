@@ -272,6 +272,36 @@ def test_benchmark_runs_in_one_command(tmp_path):
             figures[key]["median_ms"] - floor, 1)
     assert "through the resident server" in res.stdout
     assert "lines/s" in res.stdout and "target fix_lines_per_s" in res.stdout
+    # the parse floor: parsing alone is cheaper than the whole fix run, and its share of the
+    # target's time for this tree is printed
+    assert 0 < figures["parse_floor"]["seconds"] < figures["fix_output_dir"]["seconds"]
+    assert "fix --output-dir over the parse floor" in res.stdout
+
+
+def test_parse_floor_shares_the_bytes_evenly_and_parses_every_source_file(tmp_path):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import parse_floor
+
+    sizes = {"a.cu": 900, "b.cu": 500, "c.cuh": 400, "d.h": 100, "notes.txt": 5000}
+    for name, size in sizes.items():
+        (tmp_path / name).write_bytes(b"int x;\n" * (size // 7))
+    paths = [p for p in tmp_path.iterdir() if p.suffix in parse_floor.SOURCE_SUFFIXES]
+    shares = parse_floor.shares(paths, 2)
+    assert sorted(sorted(os.path.basename(p) for p in s) for s in shares) == [["a.cu", "d.h"], ["b.cu", "c.cuh"]]
+    (tmp_path / "bad.cu").write_bytes(b"\xff\xfe int (((")  # tree-sitter parses anything
+    res = subprocess.run([sys.executable, str(ROOT / "bench" / "parse_floor.py"), str(tmp_path), "--jobs", "2"],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    res = subprocess.run([sys.executable, str(ROOT / "bench" / "parse_floor.py"), str(empty)],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode != 0 and "no source files" in res.stderr
 
 
 RENAMES = {"src/main.cu": "src/main.hip", "src/impl/k.cu": "src/impl/k.hip", "top.cu": "top.hip"}
