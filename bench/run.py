@@ -54,8 +54,7 @@ import psutil
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from corpus import generate  # noqa: E402
-
-SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"}
+from parse_floor import SOURCE_SUFFIXES  # noqa: E402
 TARGETS = {"fix_lines_per_s": 115_000, "single_file_over_floor_ms": 30, "batch_over_single": 1.5,
            "peak_rss_mb": 300}
 BATCH = 10
