@@ -166,8 +166,6 @@ def _run(paths, settings, mode, engine):
         return run(list(paths) or ["."], settings, mode, engine)
     except RuleCompileError as exc:
         _fail(str(exc))
-    except KeyboardInterrupt:
-        _interrupted()
 
 
 def _run_tree(src, output_dir, rename, settings, engine):
@@ -178,16 +176,8 @@ def _run_tree(src, output_dir, rename, settings, engine):
         run, summary = migrate_tree(Path(src), output_dir, settings, engine, rename=rename)
     except (TreeError, RuleCompileError) as exc:
         _fail(str(exc))
-    except KeyboardInterrupt:
-        _interrupted()
     echo(summary.line(), err=True)
     return run
-
-
-def _interrupted():
-    echo("cuda2hip: interrupted; every file written is complete, the others are untouched",
-               err=True)
-    sys.exit(EXIT_INTERRUPTED)
 
 
 def _exit_code(run, settings) -> int:
@@ -330,7 +320,8 @@ COMMANDS = {"check": check, "fix": fix}
 
 
 def main(args: list[str] | None = None) -> None:
-    """Run the command line `args` (default: sys.argv[1:]); always ends with SystemExit. A plain
+    """Run the command line `args` (default: sys.argv[1:]); ends with SystemExit (or the
+    KeyboardInterrupt of a Ctrl-C, which `entry` reports). A plain
     `check` / `fix` call is parsed from the option table; anything else (other commands, help,
     usage errors) goes through click."""
     argv = sys.argv[1:] if args is None else list(args)
@@ -351,16 +342,23 @@ def main(args: list[str] | None = None) -> None:
     sys.exit(EXIT_OK)
 
 
-def entry(before_exit=None) -> None:
+def entry(before_exit=None, on_start=None) -> None:
     """The `cuda2hip` command: `main`, then exit without tearing the interpreter down. Freeing
     the name tables and syntax trees at exit costs ~10 ms, which pre-commit pays on every call;
     all output is flushed, files are closed and written atomically before this point.
-    `before_exit(code)` runs then, last (a resident server's fork reports its status with it)."""
+    A Ctrl-C at any point of `main` ends it with EXIT_INTERRUPTED and says so. `on_start()` runs
+    first, where a Ctrl-C is reported so (a resident server's fork lets SIGINT in there), and
+    `before_exit(code)` last (that fork reports its status with it)."""
     import os
 
     try:
+        if on_start is not None:
+            on_start()
         main()
         code = EXIT_OK
+    except KeyboardInterrupt:
+        echo("cuda2hip: interrupted; every file written is complete, the others are untouched", err=True)
+        code = EXIT_INTERRUPTED
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
             code = exc.code or 0

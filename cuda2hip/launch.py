@@ -11,7 +11,12 @@ def entry() -> None:
     if argv and argv[0] in ("check", "fix"):  # resident.SERVED_COMMANDS, without importing it
         from .resident.client import serve
 
-        code = serve(argv)
+        try:
+            code = serve(argv)
+        except KeyboardInterrupt:  # a Ctrl-C held while no server took the check: it never started
+            sys.stderr.write("cuda2hip: interrupted before the check started; no file was written\n")
+            sys.stderr.flush()
+            os._exit(130)
         if code is not None:
             os._exit(code)
     from .cli import entry as run_here

@@ -4,79 +4,19 @@ own — output, exit status, files read — and the server is used only where it
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import pytest
-
-from conftest import ROOT
-
-KERNEL = ("#include <cuda_runtime.h>\n__global__ void k(float* p) { p[threadIdx.x] = 0; __syncthreads(); }\n"
-          "void f(float* p) {\n  cudaMalloc(&p, 4);\n  k<<<1, 1>>>(p);\n  cudaMemcpy(p, p, 4, cudaMemcpyDeviceToDevice);\n}\n")
-
-
-def _run(args, env, cwd, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cuda2hip", *map(str, args)], env=env, cwd=cwd,
-                          capture_output=True, text=True, **kw)
-
-
-@pytest.fixture
-def server_env(tmp_path):
-    """An environment whose `cuda2hip` calls use a server (sockets in a private folder of the
-    test's own); whatever server the test started is stopped afterwards."""
-    runtime = tmp_path / "runtime"
-    runtime.mkdir(mode=0o700)
-    env = {k: v for k, v in os.environ.items() if k != "CUDA2HIP_NO_SERVER"}
-    env["CUDA2HIP_RUNTIME_DIR"] = str(runtime)
-    yield env
-    _run(["server", "stop"], env, tmp_path)
-    for log in runtime.glob("*.log"):
-        for line in log.read_text().splitlines():
-            if line.endswith(")") and "starting (pid " in line:
-                pid = int(line.split("starting (pid ")[1].split(",")[0])
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-
-
-def _status(env, cwd) -> str | None:
-    r = _run(["server", "status"], env, cwd)
-    return r.stdout if r.returncode == 0 else None
-
-
-def _served(env, cwd) -> int:
-    out = _status(env, cwd)
-    assert out is not None
-    return int(out.split(" checks served")[0].rsplit(" ", 1)[1])
-
-
-def _wait(predicate, seconds=60.0) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def _project(tmp_path: Path) -> Path:
-    project = tmp_path / "project"
-    (project / "src").mkdir(parents=True)
-    (project / "src" / "a.cu").write_text(KERNEL)
-    (project / "src" / "b.cu").write_text(KERNEL.replace("cudaMalloc(&p, 4);", "cudaMallocHost(&p, 4);"))
-    # a configuration the server never saw: found from the working directory, as in any run
-    (project / "cuda2hip.toml").write_text('ignore = ["HIP100"]\n')
-    return project
+from resident_support import (KERNEL, checks_served, make_project, run_cuda2hip, server_env,  # noqa: F401
+                              server_status, socket_path_of, wait_until)
 
 
 def test_check_through_the_server_is_the_check_run_on_its_own(server_env, tmp_path):
-    project = _project(tmp_path)
-    start = _run(["server", "start"], server_env, project)
+    project = make_project(tmp_path)
+    start = run_cuda2hip(["server", "start"], server_env, project)
     assert start.returncode == 0 and "started the server" in start.stdout, start.stdout + start.stderr
     alone = dict(server_env, CUDA2HIP_NO_SERVER="1")
     calls = [["check", "--no-cache", "src/a.cu"], ["check", "--no-cache", "--format", "json", "src"],
@@ -84,29 +24,29 @@ def test_check_through_the_server_is_the_check_run_on_its_own(server_env, tmp_pa
              ["check", "--no-cache", "--format", "sarif", "src"], ["check", "src/missing.cu"],
              ["check", "--no-cache", "--select", "NOPE", "src"], ["check", "--version"]]
     for args in calls:
-        served, here = _run(args, server_env, project), _run(args, alone, project)
+        served, here = run_cuda2hip(args, server_env, project), run_cuda2hip(args, alone, project)
         assert (served.returncode, served.stdout, served.stderr) == (here.returncode, here.stdout, here.stderr), args
-    first = _run(calls[0], server_env, project)
+    first = run_cuda2hip(calls[0], server_env, project)
     assert first.returncode == 1 and "HIP101" in first.stdout and "HIP100" not in first.stdout, first.stdout
-    assert _served(server_env, project) == len(calls) + 1
+    assert checks_served(server_env, project) == len(calls) + 1
     # other commands run in the caller's process
-    assert _run(["rules"], server_env, project).returncode == 0
-    assert _served(server_env, project) == len(calls) + 1
+    assert run_cuda2hip(["rules"], server_env, project).returncode == 0
+    assert checks_served(server_env, project) == len(calls) + 1
 
 
 def test_fix_through_the_server_writes_what_it_writes_on_its_own(server_env, tmp_path):
     import shutil
 
-    served_tree, own_tree = _project(tmp_path), tmp_path / "alone"
+    served_tree, own_tree = make_project(tmp_path), tmp_path / "alone"
     (served_tree / "src" / "a.cu").chmod(0o640)
     shutil.copytree(served_tree, own_tree)
-    assert _run(["server", "start"], server_env, served_tree).returncode == 0
+    assert run_cuda2hip(["server", "start"], server_env, served_tree).returncode == 0
     alone = dict(server_env, CUDA2HIP_NO_SERVER="1")
     for args in (["fix", "--no-cache", "--diff", "src"], ["fix", "--no-cache", "src/a.cu"],
                  ["fix", "--no-cache", "--unsafe-fixes", "src"], ["fix", "--no-cache", "--output-dir", "out", "src"]):
-        served, here = _run(args, server_env, served_tree), _run(args, alone, own_tree)
+        served, here = run_cuda2hip(args, server_env, served_tree), run_cuda2hip(args, alone, own_tree)
         assert (served.returncode, served.stdout, served.stderr) == (here.returncode, here.stdout, here.stderr), args
-    assert _served(server_env, served_tree) == 4
+    assert checks_served(server_env, served_tree) == 4
     files = sorted(p.relative_to(served_tree) for p in served_tree.rglob("*") if p.is_file())
     assert Path("out/src/a.cu") in files or Path("out/a.cu") in files, files
     for rel in files:
@@ -118,134 +58,90 @@ def test_fix_through_the_server_writes_what_it_writes_on_its_own(server_env, tmp
 
 def test_a_check_waiting_for_a_primed_fork_is_served_by_it(server_env, tmp_path):
     """`server status` says when the fork made ahead is primed; a check started then runs in it."""
-    project = _project(tmp_path)
-    assert _run(["server", "start"], server_env, project).returncode == 0
+    project = make_project(tmp_path)
+    assert run_cuda2hip(["server", "start"], server_env, project).returncode == 0
     for n in (1, 2):
-        assert _wait(lambda: "next fork ready" in (_status(server_env, project) or "")), _status(server_env, project)
-        assert _run(["check", "--no-cache", "src/a.cu"], server_env, project).returncode == 1
-        assert f" {n} checks served ({n} by a fork made ahead)" in _status(server_env, project)
+        assert wait_until(lambda: "next fork ready" in (server_status(server_env, project) or "")), server_status(server_env, project)
+        assert run_cuda2hip(["check", "--no-cache", "src/a.cu"], server_env, project).returncode == 1
+        assert f" {n} checks served ({n} by a fork made ahead)" in server_status(server_env, project)
 
 
 def test_a_check_sees_files_changed_after_the_server_started(server_env, tmp_path):
-    project = _project(tmp_path)
-    assert _run(["server", "start"], server_env, project).returncode == 0
-    before = _run(["check", "--no-cache", "--format", "concise", "src/a.cu"], server_env, project).stdout
+    project = make_project(tmp_path)
+    assert run_cuda2hip(["server", "start"], server_env, project).returncode == 0
+    before = run_cuda2hip(["check", "--no-cache", "--format", "concise", "src/a.cu"], server_env, project).stdout
     assert "HIP100" not in before and "a.cu:8:" not in before, before
     (project / "cuda2hip.toml").write_text("ignore = []\n")
     (project / "src" / "a.cu").write_text(KERNEL + "void g() { cudaDeviceSynchronize(); }\n")
-    r = _run(["check", "--no-cache", "--format", "concise", "src/a.cu"], server_env, project)
+    r = run_cuda2hip(["check", "--no-cache", "--format", "concise", "src/a.cu"], server_env, project)
     assert "HIP100" in r.stdout and "a.cu:8:" in r.stdout and "cudaDeviceSynchronize" in r.stdout, r.stdout
-    assert _served(server_env, project) == 2
+    assert checks_served(server_env, project) == 2
 
 
 def test_standard_input_and_exit_status_reach_the_check(server_env, tmp_path):
-    project = _project(tmp_path)
-    assert _run(["server", "start"], server_env, project).returncode == 0
+    project = make_project(tmp_path)
+    assert run_cuda2hip(["server", "start"], server_env, project).returncode == 0
     clean = project / "clean.cu"
     clean.write_text("int main() { return 0; }\n")
-    assert _run(["check", "--no-cache", "clean.cu"], server_env, project).returncode == 0
+    assert run_cuda2hip(["check", "--no-cache", "clean.cu"], server_env, project).returncode == 0
     # a closed stdout: the check's write fails as it would in-process, not in the server
     r = subprocess.run([sys.executable, "-m", "cuda2hip", "check", "--no-cache", "src/a.cu"], env=server_env,
                        cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     assert r.returncode == 1
-    assert _served(server_env, project) == 2
-
-
-def _big_tree(root: Path) -> Path:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        from corpus import generate
-    finally:
-        sys.path.pop(0)
-    generate(root, 60_000)
-    return root
-
-
-def test_ctrl_c_reaches_the_check_and_ends_it_as_in_process(server_env, tmp_path):
-    tree = _big_tree(tmp_path / "tree")
-    assert _run(["server", "start"], server_env, tmp_path).returncode == 0
-    proc = subprocess.Popen([sys.executable, "-m", "cuda2hip", "check", "--no-cache", "-j", "1", str(tree)],
-                            env=server_env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            text=True)
-    assert _wait(lambda: " 1 running" in (_status(server_env, tmp_path) or ""))
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "interrupted" in err, err
-    assert _wait(lambda: " 0 running" in (_status(server_env, tmp_path) or ""), 10)
-
-
-def test_a_killed_caller_takes_its_check_with_it(server_env, tmp_path):
-    tree = _big_tree(tmp_path / "tree")
-    assert _run(["server", "start"], server_env, tmp_path).returncode == 0
-    proc = subprocess.Popen([sys.executable, "-m", "cuda2hip", "check", "--no-cache", "-j", "1", str(tree)],
-                            env=server_env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    assert _wait(lambda: " 1 running" in (_status(server_env, tmp_path) or ""))
-    proc.kill()
-    proc.wait()
-    assert _wait(lambda: " 0 running" in (_status(server_env, tmp_path) or ""), 10)
+    assert checks_served(server_env, project) == 2
 
 
 def test_a_dead_servers_socket_is_not_used(server_env, tmp_path):
-    project = _project(tmp_path)
-    from cuda2hip.resident import code_key, socket_path
-
-    # the socket a server of this code would have, left behind by one that was killed
-    env_before = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(server_env)
-    try:
-        path = socket_path(code_key())
-    finally:
-        os.environ.clear()
-        os.environ.update(env_before)
+    project = make_project(tmp_path)
+    path = socket_path_of(server_env)  # as left behind by a server of this code that was killed
     dead = socket.socket(socket.AF_UNIX)
     dead.bind(path)
     dead.close()
     alone = dict(server_env, CUDA2HIP_NO_SERVER="1")
-    served, here = (_run(["check", "--no-cache", "src"], e, project) for e in (server_env, alone))
+    served, here = (run_cuda2hip(["check", "--no-cache", "src"], e, project) for e in (server_env, alone))
     assert (served.returncode, served.stdout, served.stderr) == (here.returncode, here.stdout, here.stderr)
     # a new server replaces it
-    assert _run(["server", "start"], server_env, project).returncode == 0
-    _run(["check", "--no-cache", "src"], server_env, project)
-    assert _served(server_env, project) == 1
+    assert run_cuda2hip(["server", "start"], server_env, project).returncode == 0
+    run_cuda2hip(["check", "--no-cache", "src"], server_env, project)
+    assert checks_served(server_env, project) == 1
 
 
 def test_a_folder_other_users_can_write_is_never_used(server_env, tmp_path):
     runtime = Path(server_env["CUDA2HIP_RUNTIME_DIR"])
     runtime.chmod(0o755)
-    project = _project(tmp_path)
-    r = _run(["server", "start"], server_env, project)
+    project = make_project(tmp_path)
+    r = run_cuda2hip(["server", "start"], server_env, project)
     assert r.returncode == 2 and "open to other users" in r.stderr and "chmod 700" in r.stderr, r.stderr
     assert not list(runtime.glob("*.sock"))
-    status = _run(["server", "status"], server_env, project)
+    status = run_cuda2hip(["server", "status"], server_env, project)
     assert status.returncode == 1 and "open to other users" in status.stdout
-    assert _run(["check", "--no-cache", "src"], server_env, project).returncode == 1
+    assert run_cuda2hip(["check", "--no-cache", "src"], server_env, project).returncode == 1
 
 
 def test_check_server_starts_one_for_the_next_calls(server_env, tmp_path):
-    project = _project(tmp_path)
-    assert _status(server_env, project) is None
-    first = _run(["check", "--server", "--no-cache", "src"], server_env, project)
+    project = make_project(tmp_path)
+    assert server_status(server_env, project) is None
+    first = run_cuda2hip(["check", "--server", "--no-cache", "src"], server_env, project)
     assert first.returncode == 1 and "HIP101" in first.stdout
-    assert _wait(lambda: _status(server_env, project) is not None)
-    again = _run(["check", "--server", "--no-cache", "src"], server_env, project)
+    assert wait_until(lambda: server_status(server_env, project) is not None)
+    again = run_cuda2hip(["check", "--server", "--no-cache", "src"], server_env, project)
     assert (again.returncode, again.stdout) == (first.returncode, first.stdout)
-    assert _served(server_env, project) == 1
+    assert checks_served(server_env, project) == 1
 
 
 def test_the_server_stops_when_idle_or_asked(server_env, tmp_path):
     runtime = Path(server_env["CUDA2HIP_RUNTIME_DIR"])
-    assert _run(["server", "start", "--idle-minutes", "0.02"], server_env, tmp_path).returncode == 0
-    assert _wait(lambda: _status(server_env, tmp_path) is None, 30)
+    assert run_cuda2hip(["server", "start", "--idle-minutes", "0.02"], server_env, tmp_path).returncode == 0
+    assert wait_until(lambda: server_status(server_env, tmp_path) is None, 30)
     assert not list(runtime.glob("*.sock"))
     assert "stopping: idle" in next(runtime.glob("*.log")).read_text()
-    assert _run(["server", "start"], server_env, tmp_path).returncode == 0
-    again = _run(["server", "start"], server_env, tmp_path)
+    assert run_cuda2hip(["server", "start"], server_env, tmp_path).returncode == 0
+    again = run_cuda2hip(["server", "start"], server_env, tmp_path)
     assert again.returncode == 0 and "runs already" in again.stdout
-    stop = _run(["server", "stop"], server_env, tmp_path)
+    stop = run_cuda2hip(["server", "stop"], server_env, tmp_path)
     assert "stopping the server" in stop.stdout
-    assert _wait(lambda: _status(server_env, tmp_path) is None, 30)
-    assert "no server runs" in _run(["server", "stop"], server_env, tmp_path).stdout
+    assert wait_until(lambda: server_status(server_env, tmp_path) is None, 30)
+    assert "no server runs" in run_cuda2hip(["server", "stop"], server_env, tmp_path).stdout
 
 
 def test_the_code_key_follows_the_code_and_the_interpreters_start_up_environment(tmp_path, monkeypatch):

@@ -37,9 +37,6 @@ def run_check(request: dict, fds: list[int], status) -> None:
     and exit with it (never returns)."""
     import signal
 
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGHUP, signal.SIG_DFL)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
@@ -60,16 +57,31 @@ def run_check(request: dict, fds: list[int], status) -> None:
         except (OSError, OverflowError):  # the server went away: nobody waits for the status
             pass
 
-    entry(report)  # ends the process (os._exit) with the check's status
+    # SIGINT has been blocked since the fork (see `fork`): one forwarded at once waits there and
+    # is delivered in `entry`, which ends the check as a Ctrl-C ends it when run here.
+    entry(report, on_start=lambda: signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}))
 
 
 def fork(owned: list, then) -> int:
     """Fork; the child closes what the server `owned` (its sockets and descriptors are not the
     check's), leads a process group of its own, runs `then()` and exits (1 on an error, with
-    its traceback on the stderr it has then). Returns the child's pid."""
+    its traceback on the stderr it has then). Returns the child's pid.
+
+    The child never runs the server's signal handlers (they stop the server: its socket would
+    go): SIGTERM and SIGHUP get their default action, and SIGINT raises KeyboardInterrupt but
+    stays blocked until a check's `entry` lets it in, so that a Ctrl-C forwarded at any
+    moment ends the check with "interrupted" and 130, as it does run here."""
+    import signal
+
+    caught = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, caught)
     pid = os.fork()
     if pid == 0:
         try:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGHUP, signal.SIG_DFL)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGHUP})
             os.setpgid(0, 0)
             for thing in owned:
                 thing.close()
@@ -82,6 +94,7 @@ def fork(owned: list, then) -> int:
             finally:
                 os._exit(1)
         os._exit(0)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
     try:
         os.setpgid(pid, pid)  # on both sides, so that a signal forwarded at once reaches the group
     except OSError:
@@ -103,12 +116,6 @@ def spare(sock, workspace) -> None:
     import marshal
     import socket
 
-    # Until it takes a request the spare is the server's: a Ctrl-C or SIGTERM to the server's
-    # group ends it without a traceback.
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     workspace.prime()
     try:
         sock.sendall(SPARE_READY)

@@ -8,7 +8,9 @@ Protocol (one Unix stream connection per run; "check" below is either command):
   server -> client  b"A" once the check runs in a fork of the server (nothing was output
                     before that: a connection that ends earlier means "run it yourself")
   client -> server  one byte per signal the client receives (SIGINT, SIGTERM, SIGHUP), which
-                    the server sends to the check's process group
+                    the server sends to the check's process group. A signal received before
+                    the "A" is held and sent after it; one the caller ignores (`nohup`, a
+                    background job's SIGINT) is not forwarded, as the check run here ignores it
   server -> client  b"X" + the check's exit status (4 bytes, signed: -N when signal N ended it)
 
 Uses the interpreter's built-in modules only (`_socket`, `_signal`, `marshal`): `socket` and
@@ -95,6 +97,66 @@ def receive(sock, size: int) -> bytes:
     return data
 
 
+def _send(sock, argv: list[str]) -> bool:
+    """Send the request to run `argv` with this process's standard streams; whether it went."""
+    import _socket
+
+    try:
+        payload = _request(argv)
+    except (OSError, ValueError):
+        return False
+    fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
+    try:
+        sock.sendmsg([MAGIC + len(payload).to_bytes(4, "little")],
+                     [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
+        sock.sendall(payload)
+    except OSError:
+        return False
+    return True
+
+
+class _Signals:
+    """The signals a check forwards, caught from before its request is sent: one received before
+    the server accepts the check is held, not lost, and sent once it is accepted. A signal the
+    caller ignores stays ignored."""
+
+    def __init__(self, _signal):
+        self._signal = _signal
+        self.previous = {}
+        self.held: list[int] = []
+        self.sock = None
+        for name in FORWARDED_SIGNALS:
+            signum = getattr(_signal, name)
+            handler = _signal.getsignal(signum)
+            if handler is not None and handler != _signal.SIG_IGN:  # (None: not Python's to restore)
+                self.previous[signum] = handler
+                _signal.signal(signum, self._received)
+
+    def _received(self, signum, frame) -> None:
+        if self.sock is None:
+            self.held.append(signum)
+            return
+        try:
+            self.sock.send(bytes([signum]))
+        except OSError:
+            pass
+
+    def forward_to(self, sock) -> None:
+        """From now on signals go to the server; the held ones first."""
+        self.sock = sock
+        held, self.held = self.held, []
+        for signum in held:
+            self._received(signum, None)
+
+    def restore(self) -> None:
+        """The caller's handlers again, then the signals held meanwhile, delivered to them."""
+        for signum, handler in self.previous.items():
+            self._signal.signal(signum, handler)
+        held, self.held = self.held, []
+        for signum in held:
+            self._signal.raise_signal(signum)
+
+
 def serve(argv: list[str]) -> int | None:
     """Run the `check` or `fix` of `argv` through the server: its exit status, or None when no server
     took it (the caller runs it; nothing was output). Starts a server for the next call when
@@ -117,33 +179,13 @@ def serve(argv: list[str]) -> int | None:
             spawn()
         return None
     import _signal
-    import _socket
 
-    try:
-        payload = _request(argv)
-    except (OSError, ValueError):
+    signals = _Signals(_signal)
+    if not _send(sock, argv) or receive(sock, 1) != ACCEPTED:
         sock.close()
-        return None
-    fds = b"".join(fd.to_bytes(4, sys.byteorder, signed=True) for fd in (0, 1, 2))
-    try:
-        sock.sendmsg([MAGIC + len(payload).to_bytes(4, "little")],
-                     [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, fds)])
-        sock.sendall(payload)
-    except OSError:
-        sock.close()
-        return None
-    if receive(sock, 1) != ACCEPTED:
-        sock.close()
+        signals.restore()  # the caller runs it: a signal held meanwhile reaches it now
         return None  # the server is stopping: it ran nothing
-
-    def forward(signum, frame):
-        try:
-            sock.send(bytes([signum]))
-        except OSError:
-            pass
-
-    for name in FORWARDED_SIGNALS:
-        _signal.signal(getattr(_signal, name), forward)
+    signals.forward_to(sock)
     reply = receive(sock, 5)
     if len(reply) != 5 or reply[:1] != EXITED:
         sys.stderr.write(f"cuda2hip: error: the resident server at {socket_path(key)} ended this check "
@@ -152,8 +194,7 @@ def serve(argv: list[str]) -> int | None:
         return 2
     code = int.from_bytes(reply[1:], "little", signed=True)
     if code < 0:  # ended by a signal: end the same way, as the caller would have seen it
-        for name in FORWARDED_SIGNALS:
-            _signal.signal(getattr(_signal, name), _signal.SIG_DFL)
+        signals.restore()
         try:
             _signal.signal(-code, _signal.SIG_DFL)
             os.kill(os.getpid(), -code)

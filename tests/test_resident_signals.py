@@ -1,0 +1,171 @@
+"""Signals and a check run through the resident server: a Ctrl-C, a SIGTERM or a hang-up the
+caller receives ends its check as it ends a check run in the caller's own process, whenever it
+comes, and a signal the caller ignores (`nohup`, a background job's SIGINT) stays ignored."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+from resident_support import make_big_tree, run_cuda2hip, server_env, server_status, socket_path_of, wait_until  # noqa: F401
+
+
+def _as_in_a_terminal(**dispositions):
+    """A preexec_fn giving the caller the signal dispositions of a terminal's foreground job
+    (SIGINT as default: a test run in the background of a non-interactive shell inherits it
+    ignored), with `dispositions` over them."""
+    def preexec():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        for name, handler in dispositions.items():
+            signal.signal(getattr(signal, name), handler)
+    return preexec
+
+
+def test_ctrl_c_reaches_the_check_and_ends_it_as_in_process(server_env, tmp_path):
+    tree = make_big_tree(tmp_path / "tree")
+    assert run_cuda2hip(["server", "start"], server_env, tmp_path).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "cuda2hip", "check", "--no-cache", "-j", "1", str(tree)],
+                            env=server_env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True, preexec_fn=_as_in_a_terminal())
+    assert wait_until(lambda: " 1 running" in (server_status(server_env, tmp_path) or ""))
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "interrupted" in err and "Traceback" not in err, (proc.returncode, err)
+    assert wait_until(lambda: " 0 running" in (server_status(server_env, tmp_path) or ""), 10)
+
+
+def test_a_killed_caller_takes_its_check_with_it(server_env, tmp_path):
+    tree = make_big_tree(tmp_path / "tree")
+    assert run_cuda2hip(["server", "start"], server_env, tmp_path).returncode == 0
+    proc = subprocess.Popen([sys.executable, "-m", "cuda2hip", "check", "--no-cache", "-j", "1", str(tree)],
+                            env=server_env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=_as_in_a_terminal())
+    assert wait_until(lambda: " 1 running" in (server_status(server_env, tmp_path) or ""))
+    proc.kill()
+    proc.wait()
+    assert wait_until(lambda: " 0 running" in (server_status(server_env, tmp_path) or ""), 10)
+
+
+def test_a_ctrl_c_forwarded_the_moment_the_check_starts_ends_it_as_in_process(server_env, tmp_path):
+    """The earliest a caller's Ctrl-C can reach its check: sent as the server accepts it, while the
+    server's fork is still becoming the caller's check. It was lost there, or ended the fork
+    by the signal (no "interrupted", not 130), or as a traceback on the server's stderr."""
+    (tmp_path / "k.cu").write_text("__global__ void k() { __syncthreads(); }\n")
+    assert run_cuda2hip(["server", "start"], server_env, tmp_path).returncode == 0
+    caller = ("import sys\n"
+              "from cuda2hip.resident.client import ACCEPTED, _send, connect, receive\n"
+              "sock = connect(sys.argv[1])\n"
+              "assert _send(sock, sys.argv[2:]) and receive(sock, 1) == ACCEPTED\n"
+              "sock.send(bytes([2]))  # SIGINT, as the client forwards it\n"
+              "reply = receive(sock, 5)\n"
+              "sys.exit(int.from_bytes(reply[1:], 'little', signed=True) if len(reply) == 5 else 99)\n")
+    for _ in range(5):  # the spare fork, then forks made for a check
+        r = subprocess.run([sys.executable, "-c", caller, socket_path_of(server_env), "check", "--no-cache", "k.cu"],
+                           env=server_env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+        assert r.returncode == 130 and "interrupted" in r.stderr and "Traceback" not in r.stderr, (r.returncode, r.stderr)
+    status = server_status(server_env, tmp_path)
+    assert status is not None and " 0 running" in status
+
+
+class _FakeServer:
+    """A socket where a server of this code listens, answering one check by `script(conn, pid)`:
+    what the caller does is seen apart from any real check."""
+
+    def __init__(self, path: str, script):
+        self.listener = socket.socket(socket.AF_UNIX)
+        self.listener.bind(path)
+        self.listener.listen()
+        self.script, self.error = script, None
+        self.thread = threading.Thread(target=self._serve)
+        self.thread.start()
+
+    def _serve(self):
+        try:
+            self.listener.settimeout(60)
+            conn, _ = self.listener.accept()
+            with conn:
+                conn.settimeout(10)
+                pid = int.from_bytes(conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)[:4], sys.byteorder)
+                head, fds, _, _ = socket.recv_fds(conn, 8, 3)
+                for fd in fds:
+                    os.close(fd)
+                size, payload = int.from_bytes(head[4:8], "little"), b""
+                while len(payload) < size:
+                    payload += conn.recv(size - len(payload))
+                self.script(conn, pid)
+        except Exception as exc:  # noqa: BLE001 - reported by the test
+            self.error = exc
+        finally:
+            self.listener.close()
+
+    def join(self):
+        self.thread.join(60)
+        assert self.error is None, self.error
+
+
+def _caller(server_env, tmp_path, **dispositions):
+    return subprocess.Popen([sys.executable, "-m", "cuda2hip", "check", "k.cu"], env=server_env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_as_in_a_terminal(**dispositions))
+
+
+def test_a_ctrl_c_before_the_server_accepts_the_check_is_held_for_it(server_env, tmp_path):
+    """The window the CI caught: the server counts the check as running, but the caller has not
+    read the acceptance yet. The caller's Ctrl-C was lost there (ignored by a background job) or
+    ended the caller with a traceback, leaving the check to run."""
+    forwarded = []
+
+    def script(conn, pid):
+        os.kill(pid, signal.SIGINT)
+        time.sleep(0.3)  # the caller has handled it by now
+        conn.sendall(b"A")
+        forwarded.append(conn.recv(1))
+        conn.sendall(b"X" + (130).to_bytes(4, "little", signed=True))
+
+    server = _FakeServer(socket_path_of(server_env), script)
+    proc = _caller(server_env, tmp_path)
+    _, err = proc.communicate(timeout=60)
+    server.join()
+    assert forwarded == [bytes([signal.SIGINT])]
+    assert proc.returncode == 130 and "Traceback" not in err, (proc.returncode, err)
+
+
+def test_a_signal_the_caller_ignores_is_not_forwarded(server_env, tmp_path):
+    """`nohup cuda2hip check ...`: the hang-up that ignores would end the served check."""
+    forwarded = []
+
+    def script(conn, pid):
+        conn.sendall(b"A")
+        time.sleep(0.2)
+        os.kill(pid, signal.SIGHUP)
+        time.sleep(0.3)
+        conn.setblocking(False)
+        try:
+            forwarded.append(conn.recv(1))
+        except BlockingIOError:
+            pass
+        conn.setblocking(True)
+        conn.sendall(b"X" + (0).to_bytes(4, "little", signed=True))
+
+    server = _FakeServer(socket_path_of(server_env), script)
+    proc = _caller(server_env, tmp_path, SIGHUP=signal.SIG_IGN)
+    _, err = proc.communicate(timeout=60)
+    server.join()
+    assert forwarded == [] and proc.returncode == 0, (forwarded, proc.returncode, err)
+
+
+def test_a_ctrl_c_while_the_check_sets_up_ends_it_as_interrupted():
+    """In the caller's own process too: a Ctrl-C before the files are read (the settings, the
+    rules) ended with a traceback, not with "interrupted" and 130."""
+    code = ("import cuda2hip.cli as cli\n"
+            "def settings(opts):\n"
+            "    raise KeyboardInterrupt\n"
+            "cli._settings = settings\n"
+            "cli.entry()\n")
+    r = subprocess.run([sys.executable, "-c", code, "check", "."], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 130 and "interrupted" in r.stderr and "Traceback" not in r.stderr, (r.returncode, r.stderr)
