@@ -180,6 +180,15 @@ def _run_tree(src, output_dir, rename, settings, engine):
     return run
 
 
+INTERRUPTED = "cuda2hip: interrupted; every file written is complete, the others are untouched"
+
+
+def interrupted():
+    """End a command a Ctrl-C stopped (the writes are atomic: what the message says holds at any point)."""
+    echo(INTERRUPTED, err=True)
+    sys.exit(EXIT_INTERRUPTED)
+
+
 def _exit_code(run, settings) -> int:
     from .findings import Severity
 
@@ -357,7 +366,7 @@ def entry(before_exit=None, on_start=None) -> None:
         main()
         code = EXIT_OK
     except KeyboardInterrupt:
-        echo("cuda2hip: interrupted; every file written is complete, the others are untouched", err=True)
+        echo(INTERRUPTED, err=True)
         code = EXIT_INTERRUPTED
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
@@ -370,6 +379,8 @@ def entry(before_exit=None, on_start=None) -> None:
             stream.flush()
         except (OSError, ValueError):  # a closed pipe (`| head`), a closed stream
             pass
+        except KeyboardInterrupt:  # while the output drains into a slow pipe: it is all written
+            code = EXIT_INTERRUPTED
     if before_exit is not None:
         before_exit(code)
     os._exit(code)

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from . import __version__
-from .cli import EXIT_FINDINGS, EXIT_OK, _engine, _fail, _settings
+from .cli import EXIT_FINDINGS, EXIT_OK, _engine, _fail, _settings, interrupted
 from .cli import check as check_files
 from .cli import fix as fix_files
 from .cli_options import CHECK, COMMON, FIX, Option
@@ -61,14 +61,20 @@ def group() -> None:
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @options(CHECK)
 def check(paths, **values):
-    check_files(paths, **values)
+    try:  # (click would end a Ctrl-C with "Aborted!" and exit status 1)
+        check_files(paths, **values)
+    except KeyboardInterrupt:
+        interrupted()
 
 
 @group.command("fix", help=fix_files.__doc__)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=str))
 @options(FIX)
 def fix(paths, **values):
-    fix_files(paths, **values)
+    try:  # (click would end a Ctrl-C with "Aborted!" and exit status 1)
+        fix_files(paths, **values)
+    except KeyboardInterrupt:
+        interrupted()
 
 
 @group.command()

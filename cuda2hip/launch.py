@@ -13,10 +13,10 @@ def entry() -> None:
 
         try:
             code = serve(argv)
-        except KeyboardInterrupt:  # a Ctrl-C held while no server took the check: it never started
-            sys.stderr.write("cuda2hip: interrupted before the check started; no file was written\n")
+        except KeyboardInterrupt:  # a Ctrl-C held while the server had not taken the check yet
+            sys.stderr.write("cuda2hip: interrupted; every file written is complete, the others are untouched\n")
             sys.stderr.flush()
-            os._exit(130)
+            os._exit(130)  # cli.INTERRUPTED, cli.EXIT_INTERRUPTED (without importing cli)
         if code is not None:
             os._exit(code)
     from .cli import entry as run_here

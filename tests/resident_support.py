@@ -84,14 +84,8 @@ def make_big_tree(root: Path) -> Path:
 
 
 def socket_path_of(env: dict) -> str:
-    """The socket a server of this code has in `env` (its runtime folder, its start-up environment)."""
-    from cuda2hip.resident import code_key, socket_path
-
-    env_before = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        return socket_path(code_key())
-    finally:
-        os.environ.clear()
-        os.environ.update(env_before)
+    """The socket a server of this code has in `env`, as a `cuda2hip` command started in `env`
+    computes it (the import path of a test's own process is not a command's)."""
+    code = "from cuda2hip.resident import code_key, socket_path; print(socket_path(code_key()))"
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    return r.stdout.strip()

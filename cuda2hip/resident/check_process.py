@@ -75,7 +75,11 @@ def fork(owned: list, then) -> int:
 
     caught = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
     mask = signal.pthread_sigmask(signal.SIG_BLOCK, caught)
-    pid = os.fork()
+    try:
+        pid = os.fork()
+    except BaseException:  # (EAGAIN, ENOMEM): the server goes on, its signals with it
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+        raise
     if pid == 0:
         try:
             signal.signal(signal.SIGINT, signal.default_int_handler)

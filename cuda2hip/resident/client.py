@@ -134,6 +134,10 @@ class _Signals:
 
     def _received(self, signum, frame) -> None:
         if self.sock is None:
+            if signum in self.held:  # asked twice while the server has not answered (a stuck server)
+                self.held.append(signum)
+                self.restore()
+                return
             self.held.append(signum)
             return
         try:
@@ -153,7 +157,9 @@ class _Signals:
         for signum, handler in self.previous.items():
             self._signal.signal(signum, handler)
         held, self.held = self.held, []
-        for signum in held:
+        # SIGTERM and SIGHUP end the process at once; SIGINT raises KeyboardInterrupt, which would
+        # leave the others undelivered: it goes last
+        for signum in sorted(set(held), key=lambda s: s == self._signal.SIGINT):
             self._signal.raise_signal(signum)
 
 
