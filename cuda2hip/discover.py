@@ -51,7 +51,7 @@ def exclude_spec(settings: Settings):
         return None
     import pathspec
 
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    return pathspec.GitIgnoreSpec.from_lines(patterns)
 
 
 def _rel(path: Path, root: Path) -> str | None:

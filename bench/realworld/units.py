@@ -17,7 +17,7 @@ KERNEL_CALLS = {"RawKernel": "code", "RawModule": "code", "SourceModule": "sourc
 
 
 def _spec(patterns: tuple[str, ...]) -> pathspec.PathSpec:
-    return pathspec.PathSpec.from_lines("gitwildmatch", patterns)
+    return pathspec.GitIgnoreSpec.from_lines(patterns)  # ("gitwildmatch" is deprecated in pathspec 1.x)
 
 
 def select_files(root: Path, files: tuple[str, ...], exclude: tuple[str, ...] = ()) -> list[str]:

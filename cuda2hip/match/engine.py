@@ -225,7 +225,7 @@ class Engine:
             import pathspec  # only runs that have per-file ignores pay for the import
 
             self._per_file = [
-                (pathspec.PathSpec.from_lines("gitwildmatch", [pattern]), tuple(codes))
+                (pathspec.GitIgnoreSpec.from_lines([pattern]), tuple(codes))
                 for pattern, codes in settings.per_file_ignores.items()
             ]
         for _, codes in self._per_file:
