@@ -17,7 +17,8 @@ FRONTENDS: dict[str, str] = {
 }
 
 # Modules that register extra rule kinds for non-C++ languages (imported when rules compile).
-RULE_KIND_MODULES: list[str] = ["cuda2hip.python.kinds", "cuda2hip.buildsys.kinds"]
+RULE_KIND_MODULES: list[str] = ["cuda2hip.python.kinds", "cuda2hip.buildsys.kinds",
+                                 "cuda2hip.buildsys.table_kinds"]
 
 
 @lru_cache(maxsize=None)
