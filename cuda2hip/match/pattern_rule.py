@@ -11,8 +11,8 @@ from .builders import BuiltFix, Match, get_builder
 from .calls import CALL
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .pattern import expand_template
-from .rule_object import (AllMatcher, HasMatcher, KindMatcher, KindSetMatcher, RuleObjectError, compile_rule_object,
-                          root_query_matcher)
+from .rule_object import AllMatcher, HasMatcher, KindMatcher, KindSetMatcher, RuleObjectError
+from .rule_object_compile import compile_rule_object, root_query_matcher
 
 # Leaf node kinds spelled as one identifier-shaped word: the CUDA frontend can find such nodes by
 # their text (see frontends/cuda.py:_visit_by_text).

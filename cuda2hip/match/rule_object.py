@@ -1,15 +1,16 @@
-"""Compile and evaluate ast-grep style rule objects (pattern / kind / regex / query / check,
-inside / has / follows / precedes with stopBy, all / any / not) against tree-sitter nodes."""
+"""Evaluate ast-grep style rule objects (pattern / kind / regex / query / check, inside / has /
+follows / precedes with stopBy, all / any / not) against tree-sitter nodes: one `Matcher` class
+each. rule_object_compile.py builds them from a rule's `rule:` mapping."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import tree_sitter as ts
 
 from .. import parse as parsing
-from ..rulebook.schema import CheckSpec, MatchRule, PatternSpec, Relation
-from .pattern import Capture, Pattern, PatternError, make_capture
+from ..rulebook.schema import CheckSpec
+from .pattern import Capture, Pattern, make_capture
 from .calls import CALL, callee_name
 from .predicates import get_predicate, predicate_callees, predicate_requires
 
@@ -222,7 +223,7 @@ class NotMatcher(Matcher):
         return env if self.inner.match(node, env, ctx) is None else None
 
 
-class _Relational(Matcher):
+class RelationalMatcher(Matcher):
     def __init__(self, inner: Matcher, stop: str | Matcher):
         self.inner = inner
         self.stop = stop
@@ -240,7 +241,7 @@ class _Relational(Matcher):
         return None
 
 
-class InsideMatcher(_Relational):
+class InsideMatcher(RelationalMatcher):
     def candidates(self, node):
         parent = node.parent
         while parent is not None:
@@ -250,7 +251,7 @@ class InsideMatcher(_Relational):
             parent = parent.parent
 
 
-class HasMatcher(_Relational):
+class HasMatcher(RelationalMatcher):
     def __init__(self, inner: Matcher, stop: str | Matcher):
         super().__init__(inner, stop)
         if stop == "neighbor" and type(inner) is KindMatcher:
@@ -288,7 +289,7 @@ class HasMatcher(_Relational):
         return None
 
 
-class FollowsMatcher(_Relational):
+class FollowsMatcher(RelationalMatcher):
     def candidates(self, node):
         sib = node.prev_named_sibling
         while sib is not None:
@@ -299,7 +300,7 @@ class FollowsMatcher(_Relational):
             sib = sib.prev_named_sibling
 
 
-class PrecedesMatcher(_Relational):
+class PrecedesMatcher(RelationalMatcher):
     def candidates(self, node):
         sib = node.next_named_sibling
         while sib is not None:
@@ -308,100 +309,3 @@ class PrecedesMatcher(_Relational):
                 if self.stop == "neighbor":
                     return
             sib = sib.next_named_sibling
-
-
-_RELATIONS: dict[str, type[_Relational]] = {
-    "inside": InsideMatcher,
-    "has": HasMatcher,
-    "follows": FollowsMatcher,
-    "precedes": PrecedesMatcher,
-}
-
-
-def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str = "rule",
-                        trusted: bool = True) -> Matcher:
-    """`trusted`: the rule object of a built-in rule (see rule_regex for what it changes)."""
-    parts: list[Matcher] = []
-    try:
-        if rule.pattern is not None:
-            if isinstance(rule.pattern, PatternSpec):
-                pat = Pattern(rule.pattern.context, language, context=rule.pattern.context,
-                              selector=rule.pattern.selector)
-            else:
-                pat = Pattern(rule.pattern, language)
-            parts.append(PatternMatcher(pat))
-    except PatternError as exc:
-        raise RuleObjectError(f"field `{where}.pattern`: {exc}") from None
-    if rule.kind is not None:
-        if not _is_known_kind(rule.kind, language):
-            raise RuleObjectError(f"field `{where}.kind`: {rule.kind!r} is not a node kind of the {language} grammar")
-        parts.append(KindMatcher(rule.kind))
-    if rule.callee is not None:
-        parts.append(CalleeMatcher(rule.callee))
-    if rule.regex is not None:
-        try:
-            parts.append(RegexMatcher(rule.regex, trusted))
-        except RuleObjectError as exc:
-            raise RuleObjectError(f"field `{where}.regex`: {exc}") from None
-    if rule.query is not None:
-        try:
-            parts.append(QueryMatcher(rule.query, language, trusted))
-        except RuleObjectError as exc:
-            raise RuleObjectError(f"field `{where}.query`: {exc}") from None
-    if rule.check is not None:
-        try:
-            parts.append(CheckMatcher(rule.check))
-        except KeyError as exc:
-            raise RuleObjectError(f"field `{where}.check`: {exc.args[0]}") from None
-    for key, cls in _RELATIONS.items():
-        rel: Relation | None = getattr(rule, key)
-        if rel is None:
-            continue
-        inner = compile_rule_object(rel, language, where=f"{where}.{key}", trusted=trusted)
-        stop = rel.stopBy
-        if isinstance(stop, MatchRule):
-            stop = compile_rule_object(stop, language, where=f"{where}.{key}.stopBy", trusted=trusted)
-        parts.append(cls(inner, stop))
-    if rule.all is not None:
-        parts.append(AllMatcher([compile_rule_object(r, language, where=f"{where}.all[{i}]", trusted=trusted)
-                                 for i, r in enumerate(rule.all)]))
-    if rule.any is not None:
-        alternatives = [compile_rule_object(r, language, where=f"{where}.any[{i}]", trusted=trusted)
-                        for i, r in enumerate(rule.any)]
-        if all(type(m) is KindMatcher for m in alternatives):
-            parts.append(KindSetMatcher(frozenset(m.kind for m in alternatives)))
-        else:
-            parts.append(AnyMatcher(alternatives))
-    if rule.not_ is not None:
-        parts.append(NotMatcher(compile_rule_object(rule.not_, language, where=f"{where}.not", trusted=trusted)))
-    if not parts:
-        raise RuleObjectError(f"field `{where}`: empty rule object (needs pattern, kind, regex, query, "
-                              "check, a relation or a composite)")
-    # Cheap structural tests first, then relations, then arbitrary Python predicates: the
-    # conjunction means the same whatever the order, only faster.
-    parts.sort(key=lambda m: _COST.get(type(m), 2))
-    return parts[0] if len(parts) == 1 else AllMatcher(parts)
-
-
-_COST = {KindMatcher: 0, KindSetMatcher: 1, PatternMatcher: 0, CalleeMatcher: 0, RegexMatcher: 1, AnyMatcher: 1, AllMatcher: 1,
-         NotMatcher: 2, InsideMatcher: 3, HasMatcher: 3, FollowsMatcher: 3, PrecedesMatcher: 3,
-         QueryMatcher: 4, CheckMatcher: 5}
-
-
-def _is_known_kind(kind: str, language: str) -> bool:
-    lang = parsing.language(language)
-    return lang.id_for_node_kind(kind, True) is not None or lang.id_for_node_kind(kind, False) is not None
-
-
-def root_query_matcher(m: Matcher) -> QueryMatcher | None:
-    """The query that drives a rule whose top level is a raw query (possibly inside `all`)."""
-    if isinstance(m, QueryMatcher):
-        return m
-    if isinstance(m, AllMatcher):
-        for part in m.parts:
-            if isinstance(part, QueryMatcher):
-                return part
-    return None
-
-
-PredicateFn = Callable[[ts.Node, Env, "FileContext", dict], "bool | Env"]
