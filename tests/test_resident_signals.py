@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from resident_support import make_big_tree, run_cuda2hip, server_env, server_status, socket_path_of, wait_until  # noqa: F401
@@ -56,8 +57,10 @@ def test_a_ctrl_c_forwarded_the_moment_the_check_starts_ends_it_as_in_process(se
     """The earliest a caller's Ctrl-C can reach its check: sent as the server accepts it, while the
     server's fork is still becoming the caller's check. It ended the fork by the signal (no
     "interrupted", not 130), or as a traceback on the server's stderr and exit status 1. Both
-    kinds of fork: the one made ahead, and one made for the check while another check runs."""
-    (tmp_path / "k.cu").write_text("__global__ void k() { __syncthreads(); }\n")
+    kinds of fork: the one made ahead, and one made for the check while another check runs.
+    Each check is of a big tree, so that it cannot end before the signal comes, however late the
+    machine's load lets the caller send it."""
+    tree = make_big_tree(tmp_path / "tree")
     assert run_cuda2hip(["server", "start"], server_env, tmp_path).returncode == 0
     caller = ("import sys\n"
               "from cuda2hip.resident.client import ACCEPTED, _send, connect, receive\n"
@@ -69,7 +72,7 @@ def test_a_ctrl_c_forwarded_the_moment_the_check_starts_ends_it_as_in_process(se
     path = socket_path_of(server_env)
 
     def interrupted_at_once():
-        r = subprocess.run([sys.executable, "-c", caller, path, "check", "--no-cache", "k.cu"],
+        r = subprocess.run([sys.executable, "-c", caller, path, "check", "--no-cache", "-j", "1", str(tree)],
                            env=server_env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
         assert r.returncode == 130 and "interrupted" in r.stderr and "Traceback" not in r.stderr, (r.returncode, r.stderr)
 
@@ -80,7 +83,6 @@ def test_a_ctrl_c_forwarded_the_moment_the_check_starts_ends_it_as_in_process(se
     interrupted_at_once()
     assert "(1 by a fork made ahead)" in status()
     assert wait_until(lambda: "next fork ready" in status())
-    tree = make_big_tree(tmp_path / "tree")
     busy = subprocess.Popen([sys.executable, "-m", "cuda2hip", "check", "--no-cache", "-j", "1", str(tree)],
                             env=server_env, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             preexec_fn=_as_in_a_terminal())
@@ -142,6 +144,25 @@ def _caller(server_env, tmp_path, **dispositions):
                             preexec_fn=_as_in_a_terminal(**dispositions))
 
 
+def _signal_and_wait(pid: int, signum: int) -> None:
+    """Send `signum` to `pid` and wait until the process has taken it (no longer pending, as
+    /proc shows): a fixed sleep would be too short on a loaded machine, and two signals of one
+    kind sent before the first is taken count as one."""
+    os.kill(pid, signum)
+    bit = 1 << (signum - 1)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines())
+        except FileNotFoundError:  # it ended
+            return
+        if not any(int(fields[k], 16) & bit for k in ("SigPnd", "ShdPnd")):
+            time.sleep(0.05)  # (the interpreter runs its handler right after)
+            return
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} did not take signal {signum}")
+
+
 def _exited(code: int) -> bytes:
     return b"X" + code.to_bytes(4, "little", signed=True)
 
@@ -154,8 +175,7 @@ def test_a_signal_before_the_server_accepts_the_check_is_held_for_it(server_env,
     forwarded = []
 
     def script(conn, pid):
-        os.kill(pid, signum)
-        time.sleep(0.3)  # (unheld, it would have ended the caller by now)
+        _signal_and_wait(pid, signum)  # (unheld, it would have ended the caller by now)
         conn.sendall(b"A")
         forwarded.append(conn.recv(1))
         conn.sendall(_exited(status))  # the check ended as the signal ends it
@@ -170,8 +190,7 @@ def test_a_ctrl_c_held_for_a_server_that_then_refuses_the_check_ends_the_command
     """A server that stops instead of accepting: the caller would run the check itself, but the
     user asked it to stop."""
     def script(conn, pid):
-        os.kill(pid, signal.SIGINT)
-        time.sleep(0.3)
+        _signal_and_wait(pid, signal.SIGINT)
 
     server = _FakeServer(socket_path_of(server_env), script)
     (tmp_path / "k.cu").write_text("__global__ void k() { __syncthreads(); }\n")
@@ -181,8 +200,7 @@ def test_a_ctrl_c_held_for_a_server_that_then_refuses_the_check_ends_the_command
 
 def test_a_second_ctrl_c_frees_a_caller_its_server_never_answers(server_env, tmp_path):
     def script(conn, pid):
-        os.kill(pid, signal.SIGINT)
-        time.sleep(0.3)
+        _signal_and_wait(pid, signal.SIGINT)
         os.kill(pid, signal.SIGINT)
         conn.settimeout(30)
         assert conn.recv(1) == b""  # the caller went away without waiting for an answer
@@ -198,7 +216,6 @@ def test_a_signal_the_caller_ignores_is_not_forwarded(server_env, tmp_path):
 
     def script(conn, pid):
         conn.sendall(b"A")
-        time.sleep(0.3)
         os.kill(pid, signal.SIGHUP)
         os.kill(pid, signal.SIGINT)  # a marker: what the caller forwards comes in order
         forwarded.append(conn.recv(1))
