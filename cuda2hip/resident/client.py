@@ -134,11 +134,9 @@ class _Signals:
 
     def _received(self, signum, frame) -> None:
         if self.sock is None:
-            if signum in self.held:  # asked twice while the server has not answered (a stuck server)
-                self.held.append(signum)
-                self.restore()
-                return
             self.held.append(signum)
+            if self.held.count(signum) > 1:  # asked twice while the server has not answered (stuck)
+                self.restore()
             return
         try:
             self.sock.send(bytes([signum]))
