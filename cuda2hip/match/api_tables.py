@@ -198,3 +198,20 @@ def version_tuple(text: str) -> tuple[int, ...]:
     while parts and parts[-1] == 0:
         parts.pop()
     return tuple(parts)
+
+
+@lru_cache(maxsize=None)
+def migration_names() -> frozenset[str]:
+    """The HIP names the rename tables write, plus what HIP504's fix writes: names a HIP build
+    of the migrated code defines because the migration wrote them, never a project's HIP switch."""
+    names = {"__HIP_DEVICE_COMPILE__"}
+    for path in all_table_paths():
+        try:
+            names.update(hip_names(path))
+        except (KeyError, ValueError, TypeError, OSError):
+            continue  # not a name table
+    return frozenset(names)
+
+
+def written_by_migration(name: str) -> bool:
+    return name in migration_names()

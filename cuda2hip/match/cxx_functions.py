@@ -15,13 +15,14 @@ import re
 from typing import NamedTuple
 
 from ..lazy_regex import LazyRegex
-from .amd_conditions import evaluate, known_macros
+from ..lang.cxx.preprocessor import macros
+from ..lang.cxx.preprocessor.conditions import Build, parse, requirements
+from ..lang.cxx.preprocessor.directives import ARM_KINDS as _ARMS
+from ..lang.cxx.preprocessor.directives import CONDITIONAL_KINDS as _CONDITIONAL
+from ..lang.cxx.preprocessor.directives import test_text, truth
 from .type_identity import type_spelling
 
-_CONDITIONAL = frozenset({"preproc_if", "preproc_ifdef", "preproc_elif", "preproc_elifdef", "preproc_else"})
-_ARMS = frozenset({"preproc_elif", "preproc_elifdef", "preproc_else"})
 _SCOPES = frozenset({"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"})
-_DEFINED = LazyRegex(r"^(!?)\s*defined\s*\(?\s*(\w+)\s*\)?$")
 
 class Function(NamedTuple):
     node: object  # function_definition (or a member declaration in a class body)
@@ -106,15 +107,15 @@ def file_words(ctx) -> set[bytes]:
     return got
 
 
-def functions(tree, data: bytes, macros: dict[str, int] | None = None, wanted=None) -> list[Function]:
-    """The file's definitions described in full (those whose name `wanted` accepts); `macros`:
-    what the AMD build defines (amd_conditions.known_macros)."""
-    return describe(definitions(tree, data), data, macros, wanted)
+def functions(tree, data: bytes, amd: Build | None = None, wanted=None) -> list[Function]:
+    """The file's definitions described in full (those whose name `wanted` accepts); `amd`: the
+    AMD build (macros.amd)."""
+    return describe(definitions(tree, data), data, amd, wanted)
 
 
-def describe(defs: list[Definition], data: bytes, macros: dict[str, int] | None = None, wanted=None) -> list[Function]:
-    macros = known_macros(None) if macros is None else macros
-    return [f for d in defs if wanted is None or wanted(d.name) for f in (_function(d, data, macros),) if f is not None]
+def describe(defs: list[Definition], data: bytes, amd: Build | None = None, wanted=None) -> list[Function]:
+    amd = macros.amd(None) if amd is None else amd
+    return [f for d in defs if wanted is None or wanted(d.name) for f in (_function(d, data, amd),) if f is not None]
 
 
 def _definition(node, data: bytes) -> Definition | None:
@@ -131,7 +132,7 @@ def _definition(node, data: bytes) -> Definition | None:
     return Definition(node, decl, name_node, name)
 
 
-def _function(d: Definition, data: bytes, macros) -> Function | None:
+def _function(d: Definition, data: bytes, amd: Build) -> Function | None:
     node, decl = d.node, d.decl
     params = decl.child_by_field_name("parameters")
     quals = " ".join(data[c.start_byte:c.end_byte].decode() for c in decl.children
@@ -146,7 +147,7 @@ def _function(d: Definition, data: bytes, macros) -> Function | None:
     if len(pnodes) == 1 and data[pnodes[0].start_byte:pnodes[0].end_byte].strip() == b"void":
         pnodes = ()
     return Function(node, _name_leaf(d.name_node), _scope(node, data), d.name, template, pnodes, quals,
-                    _spaces(node, data), *_conditions(node, data, macros))
+                    _spaces(node, data), *_conditions(node, data, amd))
 
 
 def _name_leaf(node):
@@ -182,7 +183,7 @@ def _spaces(node, data: bytes) -> frozenset[str]:
     return frozenset(spaces or {"host"})
 
 
-def _conditions(node, data: bytes, macros):
+def _conditions(node, data: bytes, build: Build):
     arms: list[tuple[int, int]] = []
     literals: set[tuple[str | None, bool]] = set()
     amd: bool | None = True
@@ -194,71 +195,42 @@ def _conditions(node, data: bytes, macros):
                 root, index = root.parent, index + 1
             arms.append((root.id, index))
             literals |= _arm_literals(parent, data)
-            active = _active(root, index, data, macros)
+            active = _active(root, index, data, build)
             amd = False if active is False or amd is False else (None if active is None or amd is None else True)
         child, parent = parent, parent.parent
     return tuple(arms), frozenset(literals), amd
 
 
-def _own(arm, data: bytes, macros) -> bool | None:
+def _own(arm, data: bytes, amd: Build) -> bool | None:
     """The value of an arm's own condition on AMD (`#else`: True)."""
-    if arm.type == "preproc_else":
-        return True
-    if arm.type in ("preproc_ifdef", "preproc_elifdef"):
-        name = arm.child_by_field_name("name")
-        if name is None:
-            return None
-        negated = data[arm.start_byte:name.start_byte].split()[0].endswith(b"ndef")
-        value = evaluate(f"defined({data[name.start_byte:name.end_byte].decode()})", macros)
-        return None if value is None else value != negated
-    cond = arm.child_by_field_name("condition")
-    return None if cond is None else evaluate(data[cond.start_byte:cond.end_byte].decode("utf-8", "replace"), macros)
+    return True if arm.type == "preproc_else" else truth(arm, data, amd)
 
 
-def _active(root, index: int, data: bytes, macros) -> bool | None:
+def _active(root, index: int, data: bytes, amd: Build) -> bool | None:
     """Whether arm `index` of the #if chain at `root` is the one compiled on AMD."""
     arm, earlier = root, []
     for _ in range(index):
-        earlier.append(_own(arm, data, macros))
+        earlier.append(_own(arm, data, amd))
         arm = arm.child_by_field_name("alternative")
         if arm is None:
             return None
     if any(v is True for v in earlier):
         return False
-    own = _own(arm, data, macros)
+    own = _own(arm, data, amd)
     if own is False:
         return False
     return True if own is True and all(v is False for v in earlier) else None
 
 
 def _arm_literals(arm, data: bytes) -> set:
-    """What the arm's own condition requires, where it is plain; `#else` of a plain condition
-    requires its negation."""
+    """What the arm's own condition requires, where it is plain (conditions.requirements);
+    `#else` of a plain condition requires its negation."""
     if arm.type == "preproc_else":
         head = arm.parent
         own = _arm_literals(head, data) if head is not None else set()
         return {(n, not v) for n, v in own} if len(own) == 1 else set()
-    if arm.type in ("preproc_ifdef", "preproc_elifdef"):
-        name = arm.child_by_field_name("name")
-        if name is None:
-            return set()
-        positive = not data[arm.start_byte:name.start_byte].split()[0].endswith(b"ndef")
-        return {(data[name.start_byte:name.end_byte].decode(), positive)}
-    cond = arm.child_by_field_name("condition")
-    if cond is None:
-        return set()
-    text = " ".join(data[cond.start_byte:cond.end_byte].decode("utf-8", "replace").split())
-    if text == "0":
-        return {(None, False)}  # `#if 0`: never compiled
-    out = set()
-    for part in text.split("&&"):
-        m = _DEFINED.match(part.strip().strip("()").strip())
-        if m is None:
-            if "||" in text:
-                return set()
-            continue
-        out.add((m.group(2), not m.group(1)))
-    return out if "||" not in text else set()
+    text = test_text(arm, data)
+    return set(requirements(parse(text)) or ()) if text is not None else set()
 
 
 def line_span(data: bytes, node) -> tuple[int, int] | None:

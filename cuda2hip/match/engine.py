@@ -78,9 +78,13 @@ class RuleSet:
         table = self._skip_branches
         if not table or b"#" not in data or not any(f.code in table for f in findings):
             return findings
-        from .preproc_conditions import branch_kinds
+        from ..lang.cxx.preprocessor import macros
+        from ..lang.cxx.preprocessor.directives import branch_kinds
+        from .api_tables import written_by_migration
 
-        return [f for f in findings if not (table.get(f.code, frozenset()) & branch_kinds(tree, data, f.start))]
+        cuda = macros.cuda(written_by_migration)
+        return [f for f in findings
+                if not (table.get(f.code, frozenset()) & branch_kinds(tree, data, f.start, macros.HIP_CLANG, cuda))]
 
     @cached_property
     def rules(self) -> list[CompiledRule]:

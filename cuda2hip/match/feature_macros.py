@@ -19,7 +19,8 @@ names they know.
 from __future__ import annotations
 
 from ..findings import Edit
-from . import pp_condition as cond
+from ..lang.cxx.preprocessor import directives as cond
+from ..lang.cxx.preprocessor.macros import numeric_macros
 from .api_tables import ApiEntry
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .defined_names import file_definitions
@@ -83,15 +84,11 @@ class _MacroRule(CompiledRule):
             return
         numbers = _numeric_macros(ctx)
 
-        def value(name: str) -> int | None:
-            if self._undefined_here(ctx, name):
-                return 0
-            return numbers.get(name)
+        def build(name: str):
+            # the file's own numbers are read; whether they are defined where tested is not
+            return (False, None) if self._undefined_here(ctx, name) else (None, numbers.get(name))
 
-        def defined(name: str) -> bool | None:
-            return False if self._undefined_here(ctx, name) else None
-
-        result = cond.truth(directive, data, value, defined)
+        result = cond.truth(directive, data, build)
         distinct = list(dict.fromkeys(_text(n, data) for n in names))
         first = names[0]
         ctx.report(self, first.start_byte, first.end_byte,
@@ -268,5 +265,5 @@ def _numeric_macros(ctx) -> dict[str, int]:
     root = ctx.file_context
     got = root.cache.get("_numeric_macros")
     if got is None:
-        got = root.cache["_numeric_macros"] = cond.numeric_macros(root.tree.root_node, root.data)
+        got = root.cache["_numeric_macros"] = numeric_macros(root.tree.root_node, root.data)
     return got

@@ -29,7 +29,7 @@ from pathlib import Path
 import msgspec
 
 from ..findings import Edit
-from .amd_conditions import known_macros
+from ..lang.cxx.preprocessor.macros import amd
 from .compiled import CompiledRule, rule_kind
 from .cxx_functions import (Function, definition_node, describe, file_definitions, file_words, line_span,
                             param_name)
@@ -67,7 +67,7 @@ class HipDefinitionCollisionRule(CompiledRule):
             self.members.setdefault(m["name"], []).append(m)
         self.functions: dict[str, list] = {n: [e for e in es if e["defined"]] for n, es in data["functions"].items()}
         names = self.names = set(self.members) | {n for n, es in self.functions.items() if es}
-        self.macros = known_macros(settings.target_rocm)
+        self.amd = amd(settings.target_rocm)
         self.words = frozenset(n.encode() for n in names if not n.startswith("operator")) | {b"operator"}
 
     def applies_to_fragments(self) -> bool:
@@ -77,7 +77,7 @@ class HipDefinitionCollisionRule(CompiledRule):
         data = ctx.data
         if self.words.isdisjoint(file_words(ctx)):
             return
-        for fn in describe(file_definitions(ctx), data, self.macros, self.names.__contains__):
+        for fn in describe(file_definitions(ctx), data, self.amd, self.names.__contains__):
             if fn.scope or fn.template or fn.dead_on_amd() or fn.node.type != "function_definition":
                 continue
             if fn.name in self.members:

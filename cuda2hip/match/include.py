@@ -8,7 +8,6 @@ include what it needs).
 from __future__ import annotations
 
 from ..findings import Edit
-from ..lazy_regex import LazyRegex
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 
 # Headers of a legacy API (legacy_api.py), kept while the file calls it.
@@ -57,16 +56,16 @@ def seen_before(parent, ctx, resolve) -> dict[int, frozenset[str]]:
     return out
 
 
-_VERSION_TEST = LazyRegex(r"\b(?:HIP_VERSION\w*|ROCM_VERSION\w*|__has_include)\b")
-
-
 def _version_guarded(node, ctx) -> bool:
     """An include inside an `#if` that tests the HIP/ROCm version or `__has_include`: the
     project already chose where it applies."""
-    from .preproc_conditions import branch_tests
+    from ..lang.cxx.preprocessor.conditions import names, parse
+    from ..lang.cxx.preprocessor.directives import branch_tests, test_text
 
-    for test, _ in branch_tests(ctx.tree, node.start_byte):
-        if _VERSION_TEST.search(ctx.data[test.start_byte:test.end_byte].decode("utf-8", "replace")):
+    for branch, _ in branch_tests(ctx.tree, node.start_byte):
+        text = test_text(branch, ctx.data)
+        if any(n.startswith(("HIP_VERSION", "ROCM_VERSION")) or n == "__has_include"
+               for n in names(parse(text) if text is not None else None)):
             return True
     return False
 

@@ -21,7 +21,7 @@ from functools import lru_cache
 from .. import parse as parsing
 from ..findings import Edit
 from ..lazy_regex import LazyRegex
-from .amd_conditions import known_macros
+from ..lang.cxx.preprocessor.macros import amd
 from .compiled import CompiledRule, rule_kind
 from .cxx_functions import (Function, definition_node, definitions, describe, exclusive, file_definitions, line_span,
                             file_words, overlap, param_name)
@@ -97,7 +97,7 @@ class RenameCollisionRule(CompiledRule):
         # the spellings that can take part (CUDA and HIP names of the collision classes)
         self.words = frozenset(w.encode() for w in (*self.data.cuda, *self.data.hip))
         self.classes = set(self.data.classes)
-        self.macros = known_macros(settings.target_rocm)
+        self.amd = amd(settings.target_rocm)
 
     def applies_to_fragments(self) -> bool:
         return False
@@ -124,9 +124,9 @@ class RenameCollisionRule(CompiledRule):
         found = []
         for path, text, defs in headers:
             found += [_Def(f, text, path, self.namer, self.rename)
-                      for f in describe(defs, text, self.macros, twice.__contains__) if self._counts(f)]
+                      for f in describe(defs, text, self.amd, twice.__contains__) if self._counts(f)]
         found += [_Def(f, data, ctx.path, self.namer, self.rename)
-                  for f in describe(here, data, self.macros, twice.__contains__) if self._counts(f)]
+                  for f in describe(here, data, self.amd, twice.__contains__) if self._counts(f)]
         seen: dict[tuple, list[_Def]] = {}
         for d in found:
             seen.setdefault(d.hip, []).append(d)

@@ -33,7 +33,7 @@ from .. import parse as parsing
 from ..findings import Edit
 from .api_tables import hip_names, resolve_tables, table_rows
 from .compiled import CompiledRule, RuleCompileError, rule_kind
-from .include_layout import Include, scan
+from ..lang.cxx.preprocessor.layout import Include, scan
 from .scanners import scanner
 from .std_headers import is_standard_header
 

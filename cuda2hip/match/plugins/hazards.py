@@ -140,12 +140,14 @@ def _arch_matters(cond: ts.Node, data: bytes) -> bool:
     one. Unknown project macros: it may matter."""
     if cond.type not in _CONDITION_EXPRESSIONS:
         return True  # `#ifdef __CUDA_ARCH__`
-    from ..preproc_conditions import hip_clang, truth, with_cuda_arch
+    from ...lang.cxx.preprocessor.directives import truth
+    from ...lang.cxx.preprocessor.macros import HIP_CLANG, with_cuda_arch
 
-    on_amd = truth(cond, data, with_cuda_arch(hip_clang, None))
+    directive = cond.parent
+    on_amd = truth(directive, data, with_cuda_arch(HIP_CLANG, None))
     if on_amd is None:
         return True
-    return any(truth(cond, data, with_cuda_arch(hip_clang, arch)) != on_amd for arch in CUDA_ARCHS)
+    return any(truth(directive, data, with_cuda_arch(HIP_CLANG, arch)) != on_amd for arch in CUDA_ARCHS)
 
 
 _CONDITION_EXPRESSIONS = frozenset({"binary_expression", "unary_expression", "parenthesized_expression",

@@ -20,7 +20,8 @@ from functools import lru_cache
 
 from msgspec import Struct
 
-from ..lazy_regex import LazyRegex
+from ....lazy_regex import LazyRegex
+from .conditions import clean, parse
 
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*([A-Za-z_]\w*)?(.*)", re.S)
 _INCLUDE_PATH = re.compile(rb'[ \t]*([<"])([^>"\n]+)[>"]')
@@ -35,8 +36,6 @@ _FIRST_DIRECTIVE = re.compile(rb"[ \t]*#")
 _EXTERN_C = re.compile(rb'extern\s*"C(?:\+\+)?"\s*\{')
 _WORD_CHAR = LazyRegex(rb"\w")
 _COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
-# `#ifndef X` or `#if !defined(X)` (name + rest of the directive line)
-_GUARD_IF = LazyRegex(rb"(?:ifndef\s+([A-Za-z_]\w*)|if\s*!\s*defined\s*\(?\s*([A-Za-z_]\w*)\s*\)?)\s*(?://[^\n]*)?$")
 
 
 class Include(Struct, frozen=True):
@@ -145,8 +144,7 @@ class _Scanner:
         if name in (b"if", b"ifdef", b"ifndef"):
             # an include guard opens the file, or follows its `#pragma once`
             if not self.seen_code and (self.directives == 0 or (self.directives == 1 and self.pragma_once_first)):
-                g = _GUARD_IF.match(name + rest)
-                self.pending_guard = (g.group(1) or g.group(2)) if g else None
+                self.pending_guard = _guard_name(name, rest)
             self.conds.append(i)
             self.open_branches.append(end)
         elif name in (b"elif", b"else", b"elifdef", b"elifndef"):
@@ -179,6 +177,19 @@ class _Scanner:
                 self.includes.append(Include(p.group(2).decode("utf-8", "replace"), p.group(1) == b'"',
                                              i, end, depth, anchor, extern))
         return end
+
+
+def _guard_name(name: bytes, rest: bytes) -> bytes | None:
+    """The macro an include guard's opening directive tests: `#ifndef X`, `#if !defined(X)`."""
+    test = clean(rest.decode("utf-8", "replace")).strip()
+    if name == b"ifndef":
+        test = f"!defined({test})"
+    elif name != b"if":
+        return None
+    expr = parse(test)
+    if expr is None or expr.op != "u!" or expr.args[0].op != "defined":
+        return None
+    return expr.args[0].args[0].encode()
 
 
 def _line_start(data: bytes, pos: int) -> int:
