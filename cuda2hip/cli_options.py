@@ -77,10 +77,23 @@ COMMON = (
                 "include; by default they are reported (HIP005), not migrated."),
 )
 
-CORE_FORMATS = ("text", "concise", "json", "sarif", "github", "markdown", "html")
+CORE_FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit", "markdown", "html", "api-csv")
 STATISTICS = Option(("--statistics",), "statistics", "flag",
                     help="Print the number of findings per rule instead of the findings "
                          "(with --output, as well as the report).")
+
+# What the report shows and the exit status (docs/reports.md, "Output options").
+OUTPUT = (
+    Option(("--min-severity",), "min_severity", "choice", choices=SEVERITIES,
+           help="Lowest severity listed by the text, concise, github, gitlab and junit formats "
+                "(default: warning; the findings below are counted in one line)."),
+    Option(("--show-info",), "show_info", "flag", help="List info and hint findings too (--min-severity hint)."),
+    Option(("--show-fixes",), "show_fixes", "flag",
+           help="Show each fix's edit under its finding (text format); `fix`: list the fixes applied."),
+    Option(("--quiet", "-q"), "quiet", "flag", help="Print the findings only: no summary, nothing on success."),
+    Option(("--exit-zero",), "exit_zero", "flag",
+           help="Exit 0 even when findings remain (errors still exit 2)."),
+)
 
 SERVER = Option(("--server",), "server", "flag",
                 help="Start the resident server in the background when none runs, for the next "
@@ -95,7 +108,7 @@ CHECK = (
            help="Report only findings that this baseline file does not list."),
     Option(("--write-baseline",), "write_baseline", "path", dir_okay=False,
            help="Record the current findings in this baseline file and exit 0."),
-) + (SERVER,) + COMMON
+) + OUTPUT + (SERVER,) + COMMON
 
 FIX = (
     Option(("--unsafe-fixes",), "unsafe_fixes", "flag", help="Also apply fixes marked unsafe."),
@@ -113,7 +126,7 @@ FIX = (
     Option(("--rename",), "rename", "flag",
            help="Rename CUDA sources (.cu -> .hip) and update the includes that name them (one directory)."),
     STATISTICS,
-) + (SERVER,) + COMMON
+) + OUTPUT + (SERVER,) + COMMON
 
 COMMANDS = {"check": CHECK, "fix": FIX}
 

@@ -211,9 +211,12 @@ def test_formats_handle_rules_of_any_kind_severity_and_effort(tmp_path):
     usr = next(r for r in sarif["tool"]["driver"]["rules"] if r["id"] == "USR501")
     assert "helpUri" not in usr and usr["defaultConfiguration"]["level"] == "note"
     assert sarif["properties"]["summary"] == s
-    github = _run(project, "check", "--format", "github", "src")
     assert not sarif_schema_errors(sarif_log)
-    assert github.count("::notice ") == 3
+    # Quiet by default: info and hint findings are counted in one line, listed on request.
+    github = _run(project, "check", "--format", "github", "src")
+    assert github.count("::notice ") == 0 and "2 info and 1 hint findings not shown" in github
+    github = _run(project, "check", "--format", "github", "--show-info", "src")
+    assert github.count("::notice ") == 3 and "not shown" not in github
     md = _run(project, "check", "--format", "markdown", "src")
     assert "| `USR501` device-printf | 2 | info | medium | none |" in md
     page = html_summary(_run(project, "check", "--format", "html", "src"))
