@@ -48,3 +48,13 @@ def sarif_schema_errors(sarif: dict) -> list[str]:
     Draft4Validator.check_schema(schema)
     errors = sorted(Draft4Validator(schema).iter_errors(sarif), key=lambda e: list(e.path))
     return [f"{list(e.path)}: {e.message}" for e in errors]
+
+
+def html_page_data(page: str) -> dict:
+    """The findings data of an HTML report (the JSON its script draws the findings from)."""
+    import json
+    import re
+
+    m = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S)
+    assert m, "no report data in the page"
+    return json.loads(m.group(1))
