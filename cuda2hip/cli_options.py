@@ -119,7 +119,7 @@ FIX = (
     Option(("--output", "-o"), "output", "path", dir_okay=False, help="Write the report to this file."),
     Option(("--report",), "report_file", "path", dir_okay=False,
            help="Write a report of the rewrite, with the diff of every changed file "
-                "(format by suffix: .html, .md, .json, .sarif)."),
+                "(format by suffix: .html, .md, .json, .sarif; .csv: the per-API summary)."),
     Option(("--output-dir",), "output_dir", "path", file_okay=False,
            help="Write a complete migrated copy of the directory SRC here (other files copied as they are); "
                 "SRC is left untouched."),

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from ..source import SourceError, SourceText
 from .summary import hidden_note, shown, shown_path, summarize
 
+# control characters and bidirectional controls, but not tabs: escaped in --show-fixes lines
+_CODE_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "hint": "blue"}
 CONTEXT_LINES = 1
 
@@ -83,6 +86,8 @@ def _edit_lines(src, fix, ctx) -> list[str]:
     from .codeview import fix_preview
 
     preview = fix_preview(src, fix)
+    # (code is printed as read: control characters escaped, so no line of it drives the terminal)
+    preview = [type(p)(p.kind, _CODE_CONTROL.sub(lambda m: repr(m.group())[1:-1], p.text)) for p in preview]
     if not preview:
         return ["    (the edit spans more lines than are shown here: see `cuda2hip fix --diff`)"]
     return [f"    {_style(('- ' if p.kind == 'del' else '+ ') + p.text, ctx, fg='red' if p.kind == 'del' else 'green')}"
