@@ -14,6 +14,8 @@ import re
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
+from ....lazy_regex import LazyRegex
+
 # (defined, value) of a macro in a build: (True, 3) defined as 3, (True, None) defined with a
 # value not known, (False, None) not defined (0 in an expression), (None, None) not known; a value
 # known while whether the macro is defined is not, (None, 3), reads as 3 and `defined` unknown.
@@ -22,7 +24,7 @@ Build = Callable[[str], State]
 UNKNOWN: State = (None, None)
 UNDEFINED: State = (False, None)
 
-_TOKEN = re.compile(r"""
+_TOKEN = LazyRegex(r"""
     (?P<space>\s+)
   | (?P<num>\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.'])*)
   | (?P<char>(?:u8|[uUL])?'(?:\\.|[^'\\\n])*')
@@ -30,9 +32,9 @@ _TOKEN = re.compile(r"""
   | (?P<id>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<op><<|>>|<=|>=|==|!=|&&|\|\||[-+*/%<>&|^!~?:(),])
 """, re.X)
-_NUMBER = re.compile(r"(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU]?)$")
-_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
-_CONTINUATION = re.compile(r"\\\r?\n")
+_NUMBER = LazyRegex(r"(0[xX][0-9a-fA-F']+|0[bB][01']+|[0-9][0-9']*)(?:[uU]?[lL]{0,2}|[lL]{1,2}[uU]?)$")
+_COMMENTS = LazyRegex(r"/\*.*?\*/|//[^\n]*", re.S)
+_CONTINUATION = LazyRegex(r"\\\r?\n")
 
 
 class Expr(NamedTuple):

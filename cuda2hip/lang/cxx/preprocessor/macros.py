@@ -24,9 +24,9 @@ compiles); `cuda(...)` nvcc's build of the CUDA code, where every HIP switch is 
 
 from __future__ import annotations
 
-import re
 from typing import Callable, Iterable
 
+from ....lazy_regex import LazyRegex
 from .conditions import UNDEFINED, UNKNOWN, Build, State, number
 
 NVCC_ONLY = frozenset({"__NVCC__", "__NVCOMPILER", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
@@ -38,7 +38,7 @@ RENAMED = {"__CUDACC__": "__HIPCC__"}
 HIP_PLATFORM = frozenset({"__HIP__", "__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIP_PLATFORM_NVIDIA__",
                           "__HIP_PLATFORM_NVCC__", "__AMDGCN__", "__AMDGCN_WAVEFRONT_SIZE", "HIP_VERSION",
                           "HIP_VERSION_MAJOR", "HIP_VERSION_MINOR", "HIP_VERSION_PATCH"})
-_GFX = re.compile(r"^__gfx[0-9a-f]+__$")
+_GFX = LazyRegex(r"^__gfx[0-9a-f]+__$")
 # a word of a project macro (split at `_`) that makes it a HIP switch: GGML_USE_HIP, USE_ROCM
 _HIP_WORDS = frozenset({"HIP", "ROCM", "AMD", "HCC", "AMDGPU", "AMDGCN"})
 
@@ -103,7 +103,7 @@ def with_cuda_arch(build: Build, arch: int | None) -> Build:
     return state
 
 
-_COMMENT = re.compile(r"//.*|/\*.*?\*/")
+_COMMENT = LazyRegex(r"//.*|/\*.*?\*/")
 
 
 def numeric_macros(root, data: bytes) -> dict[str, int]:
