@@ -231,6 +231,7 @@ def test_in_place_rename_findings_do_not_depend_on_worker_timing(tmp_path):
     assert '#include "k01.hip"' in (tree / "k00.hip").read_text()
 
 
+@pytest.mark.integration
 def test_benchmark_runs_in_one_command(tmp_path):
     """bench/run.py end to end on a small corpus (the README's figures come from the default
     250,000-line run)."""

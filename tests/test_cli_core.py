@@ -1,4 +1,4 @@
-"""End-to-end tests of `check` and `fix` as users run them (real processes, exit codes, files)."""
+"""End-to-end tests of `check` and `fix` as users run them (in process through click's CliRunner: exit codes, output, files)."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 
-from conftest import run_cli
+from conftest import run_process
 
 HEADER = "#pragma once\ninline int cudaMyHelper() { return 1; }\n"
 MAIN = '#include "helper.cuh"\nint use() { return cudaMyHelper(); }\n'
@@ -22,9 +22,10 @@ def _project(tmp_path):
 
 def _unknown_helper(tmp_path, env, *extra, edit: str) -> bool:
     """Whether `check main.cu` reports cudaMyHelper as an unknown CUDA name (main.cu edited
-    first, so that its own result is never the result cache's)."""
+    first, so that its own result is never the result cache's). A process of its own: what one
+    run left in the store is what the next one reads."""
     (tmp_path / "main.cu").write_text(MAIN + f"// {edit}\n")
-    res = run_cli("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
+    res = run_process("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
     assert res.returncode in (0, 1), res.stderr
     return any("cudaMyHelper" in f["message"] for f in json.loads(res.stdout)["findings"])
 
@@ -94,7 +95,7 @@ def test_what_a_header_needs_and_includes_is_read_from_the_store(tmp_path):
 
     def runtime_missing(edit: str, *extra) -> bool:
         (tmp_path / "main.cu").write_text(main + f"// {edit}\n")
-        res = run_cli("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
+        res = run_process("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
         assert res.returncode in (0, 1), res.stderr
         return any(f["code"] == "HIP121" for f in json.loads(res.stdout)["findings"])
 

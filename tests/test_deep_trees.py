@@ -42,6 +42,7 @@ def _cpu_bounded(args, cwd: Path, cpu_seconds: float) -> tuple[subprocess.Comple
     return r, cpu
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["sum", "nested"])
 def test_deep_expressions_are_checked_and_fixed_in_bounded_time(tmp_path, shape):
     text = _sum(TERMS) if shape == "sum" else _nested(TERMS // 2)

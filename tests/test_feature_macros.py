@@ -112,6 +112,7 @@ def test_hip_guards_match_the_real_headers(header):
 NVCC_FLAGS = ["--extended-lambda", "--expt-relaxed-constexpr", "-rdc=true", "-G"]
 
 
+@pytest.mark.integration
 def test_nvcc_defines_the_compiler_macros(tmp_path):
     nvcc = shutil.which("nvcc")
     if nvcc is None:
@@ -145,6 +146,7 @@ def _hipcc() -> str:
     return exe
 
 
+@pytest.mark.integration
 def test_hipcc_defines_none_of_the_version_macros(tmp_path):
     src = tmp_path / "m.hip"
     src.write_text("#include <hip/hip_runtime.h>\n")
@@ -157,6 +159,7 @@ def test_hipcc_defines_none_of_the_version_macros(tmp_path):
     assert "__CUDACC__" not in defined
 
 
+@pytest.mark.integration
 def test_hiprtc_defines_hipcc_rtc(tmp_path):
     """`__CUDACC_RTC__` -> `__HIPCC_RTC__`: hipRTC (HIP 5.2, no GPU needed to compile) defines
     the HIP macro and not the CUDA one."""

@@ -73,6 +73,7 @@ def _check_corpus(name: str, engine_and_settings) -> Report:
     return report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["cub", "thrust", "real-world"])
 def test_fix_accounts_for_every_change_on_real_code(name, engine_and_settings):
     report = _check_corpus(name, engine_and_settings)

@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 from cuda2hip import parse as parsing
 from cuda2hip.match.plugins import expr_types
@@ -62,6 +64,7 @@ def _generated(size: int) -> str:
     return "".join(parts)
 
 
+@pytest.mark.slow
 def test_fix_of_a_large_file_stays_within_the_memory_budget(tmp_path):
     text = _generated(4 << 20)
     f = tmp_path / "big.cu"

@@ -133,6 +133,7 @@ def test_a_different_result_type_is_a_difference():
     assert got == ["differs", "it returns `int` in cuBLAS, `rocblas_status` in rocBLAS"]
 
 
+@pytest.mark.integration
 def test_signature_data_matches_the_headers():
     """The committed verdicts are what the real headers give (needs both fetched header trees,
     clang++-15 and hipcc)."""

@@ -17,6 +17,8 @@ import pytest
 
 from conftest import FIXTURES, ROOT, run_cli
 
+pytestmark = pytest.mark.rules
+
 PY_FIXTURES = FIXTURES / "python"
 NAMES = sorted(p.name for p in PY_FIXTURES.iterdir() if (p / "input.py").is_file())
 HIP_INCLUDE = Path("/usr/include/hip")

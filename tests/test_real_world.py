@@ -22,6 +22,8 @@ from realworld import config, harness  # noqa: E402
 
 import real_world  # noqa: E402
 
+pytestmark = pytest.mark.integration
+
 SOURCES, CODEBASES = config.load()
 FETCH = "python bench/real_world.py --fetch-only"
 

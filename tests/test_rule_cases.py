@@ -8,6 +8,8 @@ from cuda2hip.match.engine import load_all_rules
 from cuda2hip.settings import Settings
 from cuda2hip.testing import run_case
 
+pytestmark = pytest.mark.rules
+
 RULES = load_all_rules(Settings(use_cache=False))
 CASES = [
     pytest.param(rule, kind, i, case, id=f"{rule.code}-{rule.id}-{kind}-{i}")

@@ -10,6 +10,8 @@ import pytest
 
 from cuda2hip.match.plugins.streams import DEFAULT_STREAM_FLAGS, hip_default_stream_flag
 
+pytestmark = pytest.mark.rules
+
 COPY = """#include <cuda_runtime.h>
 void upload(float* d, const float* h, size_t n) {
   cudaStream_t s;

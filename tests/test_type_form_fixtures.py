@@ -9,8 +9,12 @@ Set CUDA2HIP_UPDATE_FIXTURES=1 to rewrite the expected output after an intended 
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import FIXTURES, run_cli
 from migration_checks import assert_findings_are_the_rejected_lines, migrated_fixture
+
+pytestmark = pytest.mark.rules
 
 FIXTURE = FIXTURES / "type_forms"
 EXPECTED = FIXTURE / "output-rocm-5.2.hip"
