@@ -9,7 +9,6 @@ Suppressed findings are included with `suppressions[]` (GitHub shows them as dis
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -21,20 +20,10 @@ from .summary import summarize
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
 ROOT_ID = "%SRCROOT%"
-_URL = re.compile(r"https?://[^\s)>\]\"']+")
-
-
-def _help_uri(rule) -> str | None:
-    """The first source the rule's docs cite: a public page about the finding's subject."""
-    for ref in rule.docs.references:
-        m = _URL.search(ref)
-        if m:
-            return m.group(0).rstrip(".,;")
-    return None
 
 
 def rule_descriptor(rule) -> dict:
-    from ..rulebook.docs import rule_markdown
+    from ..rulebook.docs import first_reference_url, rule_markdown
 
     markdown = rule_markdown(rule)
     desc = {
@@ -47,7 +36,7 @@ def rule_descriptor(rule) -> dict:
         "properties": {"tags": [rule.language, rule.kind], "effort": rule.effort,
                        "fix": rule.fix.applicability if rule.fix else "none"},
     }
-    uri = _help_uri(rule)
+    uri = first_reference_url(rule)
     if uri:
         desc["helpUri"] = uri
     return desc

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from .schema import Rule
+
+# The generated page of each built-in rule (tools/generate_rule_docs.py), in a source checkout.
+PAGES = Path(__file__).resolve().parents[2] / "docs" / "rules"
+_URL = re.compile(r"https?://[^\s)>\]\"']+")
 
 FIX_WORDS = {
     "safe": "Safe: `cuda2hip fix` applies it.",
@@ -44,3 +51,22 @@ def rule_markdown(rule: Rule) -> str:
         out += [f"- {ref}" for ref in d.references]
         out.append("")
     return "\n".join(out)
+
+
+def first_reference_url(rule: Rule) -> str | None:
+    """The first web page the rule's docs cite: a public page about the finding's subject."""
+    for ref in rule.docs.references:
+        m = _URL.search(ref)
+        if m:
+            return m.group(0).rstrip(".,;")
+    return None
+
+
+def rule_docs_url(rule: Rule) -> str | None:
+    """Where to read the rule's documentation: its generated page (a file: URI) where the
+    package runs from a source checkout that has it, else `first_reference_url`."""
+    if rule.builtin:
+        page = PAGES / f"{rule.code}.md"
+        if page.is_file():
+            return page.as_uri()
+    return first_reference_url(rule)
