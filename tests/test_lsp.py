@@ -86,6 +86,34 @@ async def test_cmake_finding_fix_and_fixed(vscode: Editor):
     assert not _find(await vscode.diagnostics(path.as_uri()), "HIP701")
 
 
+PYTHON = """\
+import cupy as cp
+
+kernel = cp.RawKernel(r'''
+extern "C" __global__ void scale(float *x) {
+    float *p; cudaMalloc(&p, 4);
+}
+''', "scale")
+"""
+
+
+@on_module_loop
+async def test_make_and_python_files(vscode: Editor):
+    make = vscode.workspace / "Makefile"
+    diags = await vscode.open(make, "all:\n\tnvcc -o app main.cu -lcudart\n", language="make")
+    assert [(d.code, d.range.start.line, d.range.start.character) for d in diags] == [("HIP751", 1, 1),
+                                                                                      ("HIP753", 1, 21)]
+    # CUDA source in a Python string: its finding is suppressed inside the kernel's text (a `#`
+    # comment there would be the string's, a line above would be inside the string too).
+    py = vscode.workspace / "k.py"
+    (malloc,) = await vscode.open(py, PYTHON, language="python")
+    assert (malloc.code, malloc.range.start.line, malloc.range.start.character) == ("HIP101", 4, 14)
+    actions = await vscode.actions(py.as_uri(), malloc.range, [malloc])
+    suppress = await vscode.resolved(next(a for a in actions if a.title == "Suppress HIP101 on this line"))
+    assert "    float *p; cudaMalloc(&p, 4);  // cuda2hip: ignore[HIP101]\n" in vscode.apply(suppress.edit)
+    assert not await vscode.diagnostics(py.as_uri())
+
+
 @on_module_loop
 async def test_hover_shows_the_rule_docs(vscode: Editor, tmp_path):
     from cuda2hip.match.engine import load_all_rules
