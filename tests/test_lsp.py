@@ -174,8 +174,10 @@ async def test_suppress_offered_only_where_it_works(vscode: Editor):
 
 
 @on_module_loop
-async def test_fix_all_safe_findings(vscode: Editor):
+async def test_fix_all_safe_findings_writes_nothing(vscode: Editor):
     path = vscode.workspace / "all.cu"
+    path.write_text(KERNEL)
+    before = {p: p.read_bytes() for p in vscode.workspace.rglob("*") if p.is_file()}
     diags = await vscode.open(path, KERNEL)
     assert _find(diags, "HIP100") and len(_find(diags, "HIP101")) == 2
     actions = await vscode.actions(path.as_uri(), types.Range(start=types.Position(line=0, character=0),
@@ -186,10 +188,25 @@ async def test_fix_all_safe_findings(vscode: Editor):
     new = vscode.apply((await vscode.resolved(fix_all)).edit)
     assert "#include <hip/hip_runtime.h>" in new and "hipMalloc(&d" in new and "hipFree(d)" in new
     assert not [d for d in await vscode.diagnostics(path.as_uri()) if d.code in ("HIP100", "HIP101")]
+    # the edits were the client's to apply: no file written, none added
+    assert {p: p.read_bytes() for p in vscode.workspace.rglob("*") if p.is_file()} == before
     # nothing left to fix: no such action
     assert not await vscode.actions(path.as_uri(), types.Range(start=types.Position(line=0, character=0),
                                                                end=types.Position(line=0, character=0)),
                                     only=[types.CodeActionKind.SourceFixAll])
+
+
+@on_module_loop
+async def test_a_burst_of_changes_is_analysed_once(vscode: Editor):
+    path = vscode.workspace / "burst.cu"
+    await vscode.open(path, KERNEL)
+    first = len(vscode.published)
+    for n in range(6):  # keystrokes closer together than the debounce
+        vscode.edit(path.as_uri(), [types.TextEdit(range=types.Range(start=types.Position(line=1, character=0),
+                                                                      end=types.Position(line=1, character=0)),
+                                                   new_text=f"// {n}\n")])
+    assert _find(await vscode.diagnostics(path.as_uri()), "HIP101")
+    assert [p.version for p in vscode.published[first:] if p.uri == path.as_uri()] == [vscode.versions[path.as_uri()]]
 
 
 @on_module_loop

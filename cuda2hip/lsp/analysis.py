@@ -9,10 +9,13 @@ from lsprotocol import types
 
 from ..findings import Finding
 from ..in_memory import INTERNAL_ERROR, check_text
+from ..settings import Settings
 from ..source import UTF8_BOM, SourceError, SourceText
 from .diagnostics import diagnostic, problem
 from .positions import LineIndex
 from .projects import Project, ProjectError, Projects
+
+DEFAULT = Settings()  # the file types a file whose configuration is broken is judged by
 
 
 class Analysis:
@@ -60,6 +63,8 @@ def analyse(uri: str, version: int | None, path: Path, text: str, encoding: str,
     try:
         project = projects.project(path, key)
     except ProjectError as exc:
+        if DEFAULT.language_for(path) is None:
+            return out  # not a file cuda2hip would look at: its configuration is not its business
         out.error, out.severe = str(exc), True
         out.diagnostics = [problem(out.error)]
         return out

@@ -346,6 +346,11 @@ def build(projects: Projects) -> Server:
         ls.projects.forget()
         ls.recheck_all()
 
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: Server, params: types.DidChangeConfigurationParams):
+        """The server takes no settings from the editor (only the command's options and the
+        configuration files): nothing to do, but nothing to warn about either."""
+
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: Server, params: types.DidChangeWorkspaceFoldersParams):
         folders = [p for p in (_path(f.uri) for f in ls.workspace.folders.values()) if p is not None]
