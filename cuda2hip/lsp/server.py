@@ -39,9 +39,11 @@ from .diagnostics import problem
 from .hover import hover
 from .projects import CONFIG_NAMES, Projects
 
-# Seconds of quiet after a change before its analysis starts: keystrokes closer together than
-# this cost one analysis. Part of the latency bench/lsp_latency.py measures.
-DEBOUNCE = 0.05
+# Seconds of quiet after a change before its analysis starts: changes closer together than this
+# (a paste, an editor's multi-part edit, fast keystrokes) cost one analysis. Changes while an
+# analysis runs cost at most one more, of the newest text. Part of what bench/lsp_latency.py
+# measures.
+DEBOUNCE = 0.03
 # Seconds between looks at the configuration files of the open documents (for clients that do
 # not watch files for the server: Neovim on Linux, Helix).
 POLL = 1.0
