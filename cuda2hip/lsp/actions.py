@@ -192,7 +192,7 @@ def _placements(a: Analysis, f: Finding):
         directive = f"{comment} cuda2hip: ignore[{code}]"
         if not text.rstrip().endswith("\\"):
             yield stop, ("  " if text.strip() else "") + directive
-        yield begin, f"{indent}{directive}{src.newline if not src.cr_only else chr(10)}"
+        yield begin, f"{indent}{directive}{src.newline}"  # (a CR-only file holds LF here: source.py)
 
 
 def _language(a: Analysis) -> str:

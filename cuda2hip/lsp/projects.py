@@ -91,6 +91,7 @@ class Projects:
         self.folders = sorted({f.resolve() for f in folders}, key=lambda f: len(f.parts), reverse=True)
 
     def _folder_of(self, path: Path) -> Path:
+        """The workspace folder that holds `path` (resolved), else its folder."""
         for folder in self.folders:
             if folder in path.parents:
                 return folder
@@ -105,6 +106,7 @@ class Projects:
         """What decides the project of `path`: its workspace folder, the stamps of the
         configuration candidates from its folder up to the first cuda2hip.toml (a pyproject.toml
         may or may not configure cuda2hip: each one on the way is stamped) and the baseline's."""
+        path = path.resolve()
         folder = self._folder_of(path)
         stamps: list = [str(folder)]
         if not self.fixed:
@@ -134,6 +136,7 @@ class Projects:
         return got
 
     def _make(self, path: Path) -> Project | ProjectError:
+        path = path.resolve()
         folder = self._folder_of(path)
         try:
             config = None if self.fixed else find_config(path.parent)

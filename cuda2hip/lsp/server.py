@@ -117,6 +117,8 @@ class Server(LanguageServer):
     def report_server_error(self, error: Exception, source) -> None:
         """Errors outside a request's handler: unreadable input is answered as JSON-RPC says,
         everything is logged; the server goes on."""
+        if isinstance(error, JsonRpcContentModified):  # answered so; the client asks again
+            return
         if isinstance(error, json.JSONDecodeError):
             self.protocol._send_error(None, -32700, f"Parse error: {error}")
         elif isinstance(error, UnicodeDecodeError):
