@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ import pytest_asyncio
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_support import Editor, position_of, start, stop
+from lsp_support import Editor, start, stop
 
 # The async tests share the event loop of the module's servers.
 on_module_loop = pytest.mark.asyncio(loop_scope="module")
