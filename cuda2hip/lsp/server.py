@@ -58,6 +58,7 @@ class Document:
         self.latest: Analysis | None = None  # the analysis of the current version, once made
         self.waiters: list[asyncio.Future] = []
         self.closed = False
+        self.error: str | None = None  # why the last analysis failed (logged once, not per keystroke)
 
 
 class Server(LanguageServer):
@@ -155,8 +156,9 @@ class Server(LanguageServer):
             doc.latest = a
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
                 uri=doc.uri, diagnostics=a.diagnostics, version=a.version))
-            if a.error is not None:
+            if a.error is not None and a.error != doc.error:
                 self._report(doc, a)
+            doc.error = a.error
         waiters, doc.waiters = doc.waiters, []
         for w in waiters:
             if not w.done():
