@@ -146,11 +146,16 @@ async def test_suppress_on_this_line(vscode: Editor):
     after = await vscode.diagnostics(path.as_uri())
     assert not _find(after, "HIP101", line=8) and _find(after, "HIP101", line=6)
     assert not _find(after, "HIP001")  # the directive is used
-    # A directive already there takes the next code.
-    (malloc,) = _find(after, "HIP101", line=6)
-    vscode.edit(path.as_uri(), [types.TextEdit(range=types.Range(start=malloc.range.start, end=malloc.range.start),
-                                               new_text="")])  # a new version, same text
-    await vscode.diagnostics(path.as_uri())
+    # A directive already on the line takes the code.
+    vscode.replace_all(path.as_uri(), new.replace("cudaMalloc(&d, 64 * sizeof(float));",
+                                                  "cudaMalloc(&d, 64 * sizeof(float));  // cuda2hip: ignore[HIP102]"))
+    diags = await vscode.diagnostics(path.as_uri())
+    (malloc,) = _find(diags, "HIP101", line=6)
+    assert _find(diags, "HIP001", line=6)  # HIP102 suppresses nothing there
+    actions = await vscode.actions(path.as_uri(), malloc.range, [malloc])
+    suppress = await vscode.resolved(next(a for a in actions if a.title == "Suppress HIP101 on this line"))
+    assert "// cuda2hip: ignore[HIP102, HIP101]\n" in vscode.apply(suppress.edit)
+    assert not _find(await vscode.diagnostics(path.as_uri()), "HIP101")
 
 
 @on_module_loop
