@@ -1,5 +1,5 @@
 """The click commands: `check` and `fix` (options from cli_options.py, implementations in
-cli.py), and `rules`, `explain`, `coverage`, `test-rules`. Imported only for calls that
+cli.py), and `rules`, `explain`, `coverage`, `test-rules`, `lsp`. Imported only for calls that
 cli_options.parse leaves to click."""
 
 from __future__ import annotations

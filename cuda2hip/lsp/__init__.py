@@ -10,6 +10,12 @@ pygls; it builds on in_memory.py (check or fix an editor's text as `check` and `
     diagnostics.py  findings as diagnostics;  hover.py: rule docs
     actions.py      quick fixes, "fix all", suppressions;  edits.py: text edits between texts
     positions.py    byte offsets <-> LSP positions (UTF-16, UTF-8, UTF-32)
+
+What it takes from the rest of cuda2hip: in_memory (check_text, fix_text), config.find_config,
+match.engine.Engine, report.baseline.read, rulebook.docs (rule_markdown, rule_docs_url),
+fix.apply.apply_fixes, discover.exclude_spec, and the data of findings.py, source.py,
+suppress.py (the directive syntax) and settings.py. The click command (cli_commands.py) hands
+it the settings of a folder as `check` would make them.
 """
 
 from __future__ import annotations
