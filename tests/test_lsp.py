@@ -339,11 +339,12 @@ async def test_an_analysis_that_fails_is_logged_and_the_server_goes_on(tmp_path,
 
 
 class _Raw:
-    """The server as a process, driven by hand over its pipes (`python -m cuda2hip lsp`, as an
-    editor set up with the module starts it, in the workspace as working directory)."""
+    """The server as a process, driven by hand over its pipes, in the workspace as working
+    directory. Started as the `cuda2hip` command starts (`-P`: no working directory on the
+    import path, where `python -m` would put it before cuda2hip runs)."""
 
     def __init__(self, workspace: Path, editor_pid: int | None = None):
-        self.proc = subprocess.Popen([sys.executable, "-m", "cuda2hip", "lsp"], cwd=workspace,
+        self.proc = subprocess.Popen([sys.executable, "-P", "-m", "cuda2hip", "lsp"], cwd=workspace,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "processId": editor_pid or os.getpid(), "rootUri": workspace.as_uri(), "capabilities": {}}})
