@@ -130,7 +130,8 @@ def explain(code, config_path):
 
 @group.command()
 @click.option("--tables", "tables_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="HIPIFY's docs/tables directory: also check every row of the reference tables.")
+              help="a folder of HIPIFY's API tables (docs/reference/tables; tests/harness/fetch_hipify_tables.py "
+                   "fetches them): also check every row of the reference tables.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @options(COMMON)
 def coverage(tables_dir, fmt, **opts):
