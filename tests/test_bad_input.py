@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from cuda2hip.discover import discover
-from cuda2hip.match.engine import Engine
-from cuda2hip.frontends.foreign_text import foreign_text_reason
-from cuda2hip.runner import Mode, RunResult, run_files
+from cuda2hip.engine.engine import Engine
+from cuda2hip.lang.cxx.foreign_text import foreign_text_reason
+from cuda2hip.pipeline import Mode, RunResult, run_files
+from cuda2hip.project.discover import discover
 from cuda2hip.settings import Settings
 
 GOOD = "#include <cuda_runtime.h>\nvoid g(float* p) { cudaFree(p); }\n"
@@ -157,7 +157,7 @@ REAL_C = {
 
 
 def _reason(text: str) -> str | None:
-    from cuda2hip import parse as parsing
+    from cuda2hip.lang import parse as parsing
 
     data = text.encode()
     errors = parsing.error_nodes(parsing.parse("cuda", data), "cuda")

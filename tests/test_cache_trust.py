@@ -119,7 +119,7 @@ def test_a_flipped_bit_in_a_cached_value_is_a_miss(project, tmp_path):
 def test_a_fixed_text_the_edits_do_not_give_is_never_written(project, tmp_path):
     # A value whose checksum is right but whose fixed text is not the file with the cached edits
     # applied (as a bug, or an entry made for other content, would give): recomputed.
-    from cuda2hip import result_cache
+    from cuda2hip.run import cached as result_cache
 
     (project / "main.cu").write_text(DIRTY)
     assert run_cli("fix", "--diff", "main.cu", cwd=project, env=_env(tmp_path)).returncode == 1

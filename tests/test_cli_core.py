@@ -172,7 +172,7 @@ def test_unreadable_file(tmp_path, monkeypatch):
     # Runs in-process: CI runs as root, for whom permission bits do not stop a read.
     from pathlib import Path
 
-    from cuda2hip.runner import Mode, run
+    from cuda2hip.pipeline import Mode, run
     from cuda2hip.settings import Settings
 
     f = write(tmp_path / "locked.cu", DIRTY)

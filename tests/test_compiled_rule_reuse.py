@@ -20,7 +20,7 @@ RUNS = [[], ["--target-rocm", "5.2"], ["--roc"], ["--kernel-launch", "hip"], ["-
 
 
 def _in_process(args: list[str]) -> tuple[int, bytes]:
-    from cuda2hip.cli import main
+    from cuda2hip.cli.commands import main
 
     sink = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     code = 0
@@ -54,7 +54,7 @@ def test_runs_in_one_process_give_what_fresh_processes_give(cases, command, monk
 
 
 def test_a_rule_is_compiled_once_per_settings_that_matter(tmp_path):
-    from cuda2hip.match.engine import Engine
+    from cuda2hip.engine.engine import Engine
     from cuda2hip.settings import Settings
 
     def compiled(**kw):

@@ -39,7 +39,7 @@ def _definitions_entry(tmp_path):
 def _plant(path, names: list[bytes]) -> None:
     import msgspec
 
-    from cuda2hip.result_cache import seal
+    from cuda2hip.run.cached import seal
 
     path.write_bytes(seal(msgspec.msgpack.encode(names)))
 
@@ -87,7 +87,7 @@ def test_what_a_header_needs_and_includes_is_read_from_the_store(tmp_path):
     the file need its own include."""
     import msgspec
 
-    from cuda2hip.result_cache import seal
+    from cuda2hip.run.cached import seal
 
     (tmp_path / "k.cuh").write_text("#pragma once\n__global__ void k(float* x);\n")
     main = '#include "k.cuh"\nvoid run(float* x) { k<<<1, 1>>>(x); }\n'

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT
-from cuda2hip import parse as parsing
-from cuda2hip.frontends.cuda import _WORDS, _nodes_spelled, capture
-from cuda2hip.match.context import FileContext
+from cuda2hip.engine.context import FileContext
+from cuda2hip.engine.frontends.cuda import _WORDS, _nodes_spelled, capture
+from cuda2hip.lang import parse as parsing
+from cuda2hip.lang.source import SourceText
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceText
 
 TERMS = 100_000
 

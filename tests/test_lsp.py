@@ -118,7 +118,7 @@ async def test_make_and_python_files(vscode: Editor):
 
 @on_module_loop
 async def test_hover_shows_the_rule_docs(vscode: Editor, tmp_path):
-    from cuda2hip.match.engine import load_all_rules
+    from cuda2hip.engine.engine import load_all_rules
     from cuda2hip.rulebook.docs import rule_markdown
     from cuda2hip.settings import Settings
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from cuda2hip import parse
+from cuda2hip.api.tables import written_by_migration
+from cuda2hip.lang import parse
+from cuda2hip.lang.cxx.functions import exclusive, functions
 from cuda2hip.lang.cxx.preprocessor import conditions, directives, macros
 from cuda2hip.lang.cxx.preprocessor.layout import _guard_name
-from cuda2hip.match.api_tables import written_by_migration
-from cuda2hip.match.cxx_functions import exclusive, functions
 
 pytestmark = pytest.mark.unit
 

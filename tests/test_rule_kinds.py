@@ -6,14 +6,13 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from cuda2hip.match import compiled
+from cuda2hip.engine import compiled
 
 
 def test_the_table_of_core_kinds_is_the_registry():
     compiled._load_core_kinds()
-    registered = {kind: cls.__module__ for kind, cls in compiled._KINDS.items()
-                  if cls.__module__.rsplit(".", 1)[0] == "cuda2hip.match"}
-    assert registered == {kind: f"cuda2hip.match.{module}" for kind, module in compiled.CORE_KIND_MODULES.items()}
+    registered = {kind: cls.__module__ for kind, cls in compiled._KINDS.items() if kind in compiled.CORE_KIND_MODULES}
+    assert registered == compiled.CORE_KIND_MODULES
 
 
 def test_compiling_a_rule_imports_the_module_of_its_kind_only():
@@ -21,13 +20,13 @@ def test_compiling_a_rule_imports_the_module_of_its_kind_only():
     # cache compiles the engine's diagnostics, and nothing else).
     code = """
 import sys
-from cuda2hip.match.compiled import CORE_KIND_MODULES, compile_rule
-from cuda2hip.match.engine import load_all_rules
+from cuda2hip.engine.compiled import CORE_KIND_MODULES, compile_rule
+from cuda2hip.engine.engine import load_all_rules
 from cuda2hip.settings import Settings
 settings = Settings()
 rule = next(r for r in load_all_rules(settings) if r.kind == "diagnostic")
 compile_rule(rule, settings)
-print(sorted(m for m in set(CORE_KIND_MODULES.values()) if f"cuda2hip.match.{m}" in sys.modules))
+print(sorted(m for m in set(CORE_KIND_MODULES.values()) if m in sys.modules))
 """
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert r.stdout.strip() == "['diagnostics']"
+    assert r.stdout.strip() == "['cuda2hip.engine.diagnostics']"

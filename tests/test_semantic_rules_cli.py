@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from cuda2hip.match.plugins.streams import DEFAULT_STREAM_FLAGS, hip_default_stream_flag
+from cuda2hip.checks.streams.streams import DEFAULT_STREAM_FLAGS, hip_default_stream_flag
 
 pytestmark = pytest.mark.rules
 

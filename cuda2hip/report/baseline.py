@@ -31,7 +31,7 @@ def build(run, root: Path) -> dict:
 
 
 def write(run, root: Path, path: Path) -> int:
-    from ..writeback import atomic_write
+    from ..fix.writeback import atomic_write
 
     data = build(run, root)
     atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

@@ -78,7 +78,7 @@ def code_key() -> str:
     env = os.environ
     parts.extend(f"{k}={env[k]}" for k in sorted(env)
                  if k.startswith(STARTUP_ENV_PREFIXES) or k in STARTUP_ENV_NAMES)
-    from ..digest import blake2b
+    from ..cache.digest import blake2b
 
     return blake2b("\n".join(parts).encode("utf-8", "surrogateescape"), digest_size=12).hexdigest()
 

@@ -49,7 +49,7 @@ def run_check(request: dict, fds: list[int], status) -> None:
     sys.stdout = sys.__stdout__ = _stream(1, True, streams[1])
     sys.stderr = sys.__stderr__ = _stream(2, True, streams[2])
     sys.argv = [request["argv0"], *request["argv"]]
-    from ..cli import entry
+    from ..cli.commands import entry
 
     def report(code: int) -> None:
         try:

@@ -40,7 +40,7 @@ class Workspace:
     CUDA file made of all the CUDA cases (`primer`), and the server's cache folder."""
 
     def __init__(self, folder: str):
-        from ..match.engine import load_all_rules
+        from ..engine.engine import load_all_rules
         from ..settings import Settings
 
         self.folder = folder
@@ -76,7 +76,7 @@ class Workspace:
     def run(self, command: str, *args: str, cache: bool = False) -> None:
         """`cuda2hip COMMAND --isolated --no-cache -j 1 ARGS` in this process (without
         --no-cache with `cache`), output discarded, with the server's cache folder."""
-        from ..cli import main
+        from ..cli.commands import main
 
         saved = os.environ.get(CACHE_ENV)
         os.environ[CACHE_ENV] = self.cache

@@ -15,7 +15,7 @@ from pathlib import Path
 import msgspec
 
 from .. import __version__
-from ..digest import blake2b
+from ..cache.digest import blake2b
 from .schema import Rule
 
 SCHEMA_VERSION = "5"
@@ -169,7 +169,7 @@ def _fingerprint(files: list[tuple[Path, bool]], data: list[str]) -> str:
     content of the data files beside them (`data`, sorted here): the words a rule is pre-filtered
     by can come from its tables (struct-fields.json, calls.json, ...), so new data must not meet
     the pre-filter data of the old."""
-    from ..content_keys import fingerprint
+    from ..cache.keys import fingerprint
 
     flags = "".join("b" if builtin else "u" for _, builtin in files)
     return fingerprint(f"{SCHEMA_VERSION}:{__version__}:{flags}:{len(files)}",
@@ -250,15 +250,17 @@ def _prefilter_file(key: str) -> Path | None:
 
 
 def _name_prefilter_file(key: str, base: Path) -> Path | None:
-    match_dir = Path(__file__).resolve().parents[1] / "match"
+    package = Path(__file__).resolve().parents[1]
     h = blake2b(key.encode())
-    for d in (match_dir, match_dir / "plugins"):
-        try:
-            entries = sorted((e.name, e.stat()) for e in os.scandir(d) if e.name.endswith(".py"))
-        except OSError:
-            return None
-        for name, st in entries:
-            h.update(f"{name}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    for top in (package / "engine", package / "checks"):  # the code that derives the words
+        for d, dirs, files in sorted(os.walk(top)):
+            dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+            try:
+                entries = sorted((name, os.stat(os.path.join(d, name))) for name in files if name.endswith(".py"))
+            except OSError:
+                return None
+            for name, st in entries:
+                h.update(f"{os.path.relpath(os.path.join(d, name), top)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return base / f"prefilter-{h.hexdigest()[:32]}.msgpack"
 
 

@@ -14,7 +14,7 @@ import re
 from functools import lru_cache
 from typing import Callable, NamedTuple
 
-from ....lazy_regex import LazyRegex
+from ...lazy_regex import LazyRegex
 
 # (defined, value) of a macro in a build: (True, 3) defined as 3, (True, None) defined with a
 # value not known, (False, None) not defined (0 in an expression), (None, None) not known; a value

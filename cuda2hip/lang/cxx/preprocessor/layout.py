@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from msgspec import Struct
 
-from ....lazy_regex import LazyRegex
+from ...lazy_regex import LazyRegex
 from .conditions import clean, parse
 
 _DIRECTIVE = re.compile(rb"[ \t]*#[ \t]*([A-Za-z_]\w*)?(.*)", re.S)

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from ....lazy_regex import LazyRegex
+from ...lazy_regex import LazyRegex
 from .conditions import UNDEFINED, UNKNOWN, Build, State, number
 
 NVCC_ONLY = frozenset({"__NVCC__", "__NVCOMPILER", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",

@@ -1,0 +1,114 @@
+"""What a run gives back: its mode, each file's result (FileResult), the run's (RunResult), and
+where a fix run's results go instead of the files themselves (Delivery)."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Protocol
+
+from msgspec import Struct
+
+from .findings import FileError, Finding
+from .project.discover import SourceFile
+
+
+class Mode(str, Enum):
+    CHECK = "check"
+    FIX = "fix"  # write fixed files
+    PREVIEW = "preview"  # compute fixes, write nothing (--diff, --stdout)
+
+
+class FileResult:
+    """One file's outcome (a plain class: `fixed` is a property, decoded when first read)."""
+
+    def __init__(self, path: str, language: str, findings: list[Finding] | None = None,
+                 fixed: list[Finding] | None = None, error: FileError | None = None,
+                 converged: bool = True):
+        self.path = path
+        self.language = language
+        self.findings = [] if findings is None else findings  # what remains (after fixing, in fix modes)
+        self.fixed = [] if fixed is None else fixed  # findings whose fix was applied
+        self.error = error
+        self.original: bytes | None = None  # full file bytes, kept when the file changed
+        self.migrated: bytes | None = None
+        self.written = False
+        self.converged = converged
+        self.destination: str | None = None  # where a Delivery wrote the file (output tree, renames)
+        # `#include "..."` directives of the result, (start, end, name): which local headers the
+        # file brings in (header_scope.py), found where the bytes are at hand (workers, cache hits).
+        self.includes: tuple = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.migrated is not None and self.migrated != self.original
+
+    # From a worker, the fixed findings arrive encoded and are decoded when first read: a run
+    # often only counts them (decoding tens of thousands costs the parent CPU the workers need).
+    _fixed_raw = None
+
+    @property
+    def fixed(self) -> list[Finding]:
+        raw = self._fixed_raw
+        if raw is not None:
+            from .run.cached import decode_findings
+
+            self._fixed = decode_findings(raw)
+            self._fixed_raw = None
+        return self._fixed
+
+    @fixed.setter
+    def fixed(self, value: list[Finding]) -> None:
+        self._fixed = value
+        self._fixed_raw = None
+
+    def set_encoded_fixed(self, raw) -> None:
+        self._fixed = []
+        self._fixed_raw = raw
+
+    @property
+    def fixed_count(self) -> int:
+        raw = self._fixed_raw
+        if raw is not None:
+            from .run.cached import count_encoded
+
+            return count_encoded(raw)
+        return len(self._fixed)
+
+
+class RunResult(Struct):
+    files: list[FileResult]
+    errors: list[FileError]  # discovery errors and per-file errors
+    mode: Mode
+    baselined: int = 0  # findings dropped because a --baseline file lists them
+
+    @property
+    def findings(self) -> list[Finding]:
+        return [f for r in self.files for f in r.findings]
+
+    @property
+    def fixed(self) -> list[Finding]:
+        return [f for r in self.files for f in r.fixed]
+
+    @property
+    def fixed_count(self) -> int:
+        return sum(r.fixed_count for r in self.files)
+
+    @property
+    def files_scanned(self) -> int:
+        return sum(1 for r in self.files if r.error is None)
+
+    @property
+    def files_changed(self) -> int:
+        return sum(1 for r in self.files if r.changed)
+
+
+class Delivery(Protocol):
+    """Where the results of a fix run go, instead of rewriting each file in place
+    (see output_tree.TreePlan). Must be picklable: workers get a copy."""
+
+    def transform(self, item: SourceFile, data: bytes) -> bytes:
+        """Last edits that depend on the whole tree (e.g. includes of renamed files)."""
+
+    def deliver(self, item: SourceFile, raw: bytes, final: bytes | None) -> tuple[str | None, str | None]:
+        """Write the file (`final`: its new content; None: a file refused as bad input).
+        Returns (where it was written or None, error reason or None)."""
