@@ -1,4 +1,5 @@
-"""Registry of named Python fix builders that YAML rules use as `fix: {builder: NAME}`.
+"""Named Python fix builders that YAML rules use as `fix: {builder: NAME}`, registered by the
+checks of the rule's family (families.py) with `@fix_builder("NAME")`.
 
 A builder is called as `fn(match, ctx, rule)` with the matched node and captures, and returns a
 `BuiltFix` (edits, optionally a different applicability, message or effort; edits None for a
@@ -15,6 +16,7 @@ import tree_sitter as ts
 from msgspec import Struct, field
 
 from ..findings import Edit
+from .families import find, load_all
 
 if TYPE_CHECKING:
     from .pattern import Capture
@@ -50,13 +52,10 @@ def fix_builder(name: str):
     return register
 
 
-def get_builder(name: str) -> Callable:
-    if name not in _BUILDERS:
-        from ..checks import plugins  # see predicates.get_predicate
-
-        plugins.load(plugins.BUILDERS, name)
-    try:
-        return _BUILDERS[name]
-    except KeyError:
-        known = ", ".join(sorted(_BUILDERS)) or "none"
-        raise KeyError(f"unknown fix builder {name!r} (known: {known})") from None
+def get_builder(name: str, family: str = "") -> Callable:
+    """The fix builder `name` of a rule of `family` (see predicates.get_predicate)."""
+    fn = find(_BUILDERS, name, family)
+    if fn is None:
+        load_all()
+        raise KeyError(f"unknown fix builder {name!r} (known: {', '.join(sorted(_BUILDERS)) or 'none'})")
+    return fn

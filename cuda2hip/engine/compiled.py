@@ -1,5 +1,6 @@
 """Compiled rules: each rule kind turns its YAML into an object the engine dispatches to by
-node kind. Kinds register themselves here; other frontends add their own kinds."""
+node kind. A kind registers itself here (`@rule_kind`) when its family's checks are imported
+(families.py); `pattern` is the engine's own."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import tree_sitter as ts
 from ..findings import Applicability, Severity
 from ..rulebook.schema import Rule
 from ..settings import Settings
+from .families import find, load_all
 
 if TYPE_CHECKING:
     from .context import FileContext
@@ -84,25 +86,18 @@ def rule_kind(name: str):
 
 
 def known_kinds() -> list[str]:
-    _load_kinds()
+    load_all()
     return sorted(_KINDS)
 
 
 def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
-    if rule.kind not in _KINDS:
-        module = CORE_KIND_MODULES.get(rule.kind)
-        if module is not None:  # only the module of this kind: a run pays for the kinds it uses
-            import importlib
-
-            importlib.import_module(module)
-        if rule.kind not in _KINDS:
-            _load_kinds()  # the kinds of other frontends (Python, build files), or no such kind
-    try:
-        cls = _KINDS[rule.kind]
-    except KeyError:
+    if rule.kind == "pattern":  # the engine's own kind
+        from . import pattern_rule  # noqa: F401
+    cls = find(_KINDS, rule.kind, rule.family)
+    if cls is None:
         raise RuleCompileError(
             f"{rule.source_path}: rule {rule.code} ({rule.id}): field `kind`: unknown kind "
-            f"{rule.kind!r} (known: {', '.join(sorted(_KINDS))})") from None
+            f"{rule.kind!r} (known: {', '.join(known_kinds())})")
     try:
         return cls(rule, settings)
     except RuleCompileError as exc:
@@ -110,31 +105,6 @@ def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
     except (ValueError, KeyError) as exc:
         msg = exc.args[0] if exc.args else str(exc)
         raise RuleCompileError(f"{rule.source_path}: rule {rule.code} ({rule.id}): {msg}") from None
-
-
-# The rule kinds of the CUDA frontend, by the module (of this package) that registers them
-# (tests/test_rule_kinds.py checks the table against the registry).
-CORE_KIND_MODULES = {
-    "diagnostic": "cuda2hip.engine.diagnostics", "cuda-header-guard": "cuda2hip.checks.preprocessor", "cuda-version-macro": "cuda2hip.checks.preprocessor",
-    "hip-definition-collision": "cuda2hip.checks.api.hip_collisions", "include": "cuda2hip.checks.api.include", "unknown-cuda-name": "cuda2hip.checks.api.leftovers",
-    "cuda-name-in-string": "cuda2hip.checks.api.leftovers", "unknown-cuda-header": "cuda2hip.checks.api.leftovers", "legacy-api": "cuda2hip.checks.api.legacy_api",
-    "pattern": "cuda2hip.engine.pattern_rule", "rename": "cuda2hip.checks.api.rename", "unmapped": "cuda2hip.checks.api.rename", "rename-collision": "cuda2hip.checks.api.rename_collisions",
-    "hip-runtime-include": "cuda2hip.checks.api.runtime_include",
-}
-
-
-def _load_core_kinds() -> None:
-    import importlib
-
-    for module in sorted(set(CORE_KIND_MODULES.values())):
-        importlib.import_module(module)
-
-
-def _load_kinds() -> None:
-    from .frontends import registry
-
-    _load_core_kinds()
-    registry.load_rule_kinds()
 
 
 def compile_rules(rules: Iterable[Rule], settings: Settings) -> list[CompiledRule]:

@@ -1,6 +1,6 @@
-"""`diagnostic` rule kind: findings the engine itself emits (unused suppressions, parse recovery,
-reverted fixes). Their YAML files carry code, severity, message and docs like any rule; the
-functions here are shared by every frontend."""
+"""Findings the engine emits itself (unused suppressions, parse recovery, reverted fixes, the
+file's encoding), shared by every frontend; their rules are of the `diagnostic` kind
+(checks/diagnostics.py)."""
 
 from __future__ import annotations
 
@@ -8,19 +8,10 @@ from ..findings import Edit, Finding
 from ..lang.lazy_regex import LazyRegex
 from ..lang.source import ENCODING_NAMES
 from ..lang.suppress import ONLY_DIRECTIVE, Directive, apply_suppressions, unused_codes
-from .compiled import CompiledRule, rule_kind
 from .engine import (LOCAL_HEADER_NOT_MIGRATED, PARSE_RECOVERY, SOURCE_ENCODING, UNKNOWN_SUPPRESSION_CODE,
                      UNUSED_SUPPRESSION, RuleSet)
 
 MAX_LINES_LISTED = 8
-
-
-@rule_kind("diagnostic")
-class DiagnosticRule(CompiledRule):
-    """Emitted by the engine, never by matching."""
-
-    def applies_to_fragments(self) -> bool:
-        return False
 
 
 def report_parse_recovery(ctx, rules: RuleSet, error_starts: list[int]) -> None:

@@ -56,10 +56,10 @@ class PatternRule(CompiledRule):
         if rule.rule is None:
             raise RuleCompileError("field `rule`: a pattern rule needs a rule object")
         try:
-            self.matcher = compile_rule_object(rule.rule, rule.language, trusted=rule.builtin)
+            self.matcher = compile_rule_object(rule.rule, rule.language, trusted=rule.builtin, family=rule.family)
             self.constraints = {
                 name: compile_rule_object(obj, rule.language, where=f"constraints.{name}",
-                                          trusted=rule.builtin)
+                                          trusted=rule.builtin, family=rule.family)
                 for name, obj in (rule.constraints or {}).items()
             }
         except RuleObjectError as exc:
@@ -104,7 +104,7 @@ class PatternRule(CompiledRule):
         self.builder = None
         if fix and fix.builder:
             try:
-                self.builder = get_builder(fix.builder)
+                self.builder = get_builder(fix.builder, rule.family)
             except KeyError as exc:
                 raise RuleCompileError(f"field `fix.builder`: {exc.args[0]}") from None
         if fix and not (fix.template is not None or fix.builder):

@@ -1,4 +1,5 @@
-"""Registry of named Python predicates that YAML rules use as `check: NAME`.
+"""Named Python predicates that YAML rules use as `check: NAME`, registered by the checks of the
+rule's family (families.py) with `@predicate("NAME")`.
 
 A predicate is called as `fn(node, env, ctx, args)` and returns True (match), False/None (no
 match) or a dict of extra captures to add to the match environment. Predicates hold analyses that
@@ -9,6 +10,8 @@ one stays declarative in YAML.
 from __future__ import annotations
 
 from typing import Callable
+
+from .families import find, load_all
 
 _PREDICATES: dict[str, Callable] = {}
 # Predicates on calls that only ever accept calls of these function names: the engine then
@@ -34,26 +37,21 @@ def predicate(name: str, *, callees=None, requires=None):
 
 
 def predicate_callees(name: str) -> frozenset[str] | None:
-    """The only callee names predicate `name` accepts, if it declared them."""
-    get_predicate(name)
+    """The only callee names predicate `name` (found by `get_predicate`) accepts, if it declared them."""
     return _CALLEES.get(name)
 
 
 def predicate_requires(name: str) -> tuple[str, ...] | None:
-    """Words one of which a file must hold for predicate `name` to accept anything in it."""
-    get_predicate(name)
+    """Words one of which a file must hold for predicate `name` (found by `get_predicate`) to
+    accept anything in it."""
     return _REQUIRES.get(name)
 
 
-def get_predicate(name: str) -> Callable:
-    if name not in _PREDICATES:
-        # Plugin modules are imported on first use of one of their names only, so that a run
-        # pays for the analyses its rules use and no others.
-        from ..checks import plugins
-
-        plugins.load(plugins.PREDICATES, name)
-    try:
-        return _PREDICATES[name]
-    except KeyError:
-        known = ", ".join(sorted(_PREDICATES)) or "none"
-        raise KeyError(f"unknown predicate {name!r} (known: {known})") from None
+def get_predicate(name: str, family: str = "") -> Callable:
+    """The predicate `name` of a rule of `family` (its family's checks are imported on first use:
+    a run pays for the analyses its rules use and no others)."""
+    fn = find(_PREDICATES, name, family)
+    if fn is None:
+        load_all()
+        raise KeyError(f"unknown predicate {name!r} (known: {', '.join(sorted(_PREDICATES)) or 'none'})")
+    return fn

@@ -149,9 +149,9 @@ class QueryMatcher(Matcher):
 
 
 class CheckMatcher(Matcher):
-    def __init__(self, spec: str | CheckSpec):
+    def __init__(self, spec: str | CheckSpec, family: str = ""):
         name, args = (spec, {}) if isinstance(spec, str) else (spec.name, dict(spec.args))
-        self.fn = get_predicate(name)
+        self.fn = get_predicate(name, family)
         self.args = args
         self.name = name
         self.callees = predicate_callees(name)

@@ -19,8 +19,9 @@ _RELATIONS: dict[str, type[RelationalMatcher]] = {
 
 
 def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str = "rule",
-                        trusted: bool = True) -> Matcher:
-    """`trusted`: the rule object of a built-in rule (see rule_regex for what it changes)."""
+                        trusted: bool = True, family: str = "") -> Matcher:
+    """`trusted`: the rule object of a built-in rule (see rule_regex for what it changes);
+    `family`: the rule's, whose checks define its predicates (families.py)."""
     parts: list[Matcher] = []
     try:
         if rule.pattern is not None:
@@ -50,30 +51,30 @@ def compile_rule_object(rule: MatchRule, language: str = "cuda", *, where: str =
             raise RuleObjectError(f"field `{where}.query`: {exc}") from None
     if rule.check is not None:
         try:
-            parts.append(CheckMatcher(rule.check))
+            parts.append(CheckMatcher(rule.check, family))
         except KeyError as exc:
             raise RuleObjectError(f"field `{where}.check`: {exc.args[0]}") from None
     for key, cls in _RELATIONS.items():
         rel: Relation | None = getattr(rule, key)
         if rel is None:
             continue
-        inner = compile_rule_object(rel, language, where=f"{where}.{key}", trusted=trusted)
+        inner = compile_rule_object(rel, language, where=f"{where}.{key}", trusted=trusted, family=family)
         stop = rel.stopBy
         if isinstance(stop, MatchRule):
-            stop = compile_rule_object(stop, language, where=f"{where}.{key}.stopBy", trusted=trusted)
+            stop = compile_rule_object(stop, language, where=f"{where}.{key}.stopBy", trusted=trusted, family=family)
         parts.append(cls(inner, stop))
     if rule.all is not None:
-        parts.append(AllMatcher([compile_rule_object(r, language, where=f"{where}.all[{i}]", trusted=trusted)
+        parts.append(AllMatcher([compile_rule_object(r, language, where=f"{where}.all[{i}]", trusted=trusted, family=family)
                                  for i, r in enumerate(rule.all)]))
     if rule.any is not None:
-        alternatives = [compile_rule_object(r, language, where=f"{where}.any[{i}]", trusted=trusted)
+        alternatives = [compile_rule_object(r, language, where=f"{where}.any[{i}]", trusted=trusted, family=family)
                         for i, r in enumerate(rule.any)]
         if all(type(m) is KindMatcher for m in alternatives):
             parts.append(KindSetMatcher(frozenset(m.kind for m in alternatives)))
         else:
             parts.append(AnyMatcher(alternatives))
     if rule.not_ is not None:
-        parts.append(NotMatcher(compile_rule_object(rule.not_, language, where=f"{where}.not", trusted=trusted)))
+        parts.append(NotMatcher(compile_rule_object(rule.not_, language, where=f"{where}.not", trusted=trusted, family=family)))
     if not parts:
         raise RuleObjectError(f"field `{where}`: empty rule object (needs pattern, kind, regex, query, "
                               "check, a relation or a composite)")

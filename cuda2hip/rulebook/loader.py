@@ -18,7 +18,7 @@ from .. import __version__
 from ..cache.digest import blake2b
 from .schema import Rule
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 
 
 class RuleError(Exception):
@@ -130,7 +130,14 @@ def _describe_error(path: Path, raw, exc: msgspec.ValidationError) -> str:
     return f"{path}: rule {who}: {field_part}{text}"
 
 
-def load_rule_file(path: Path, *, builtin: bool = False) -> Rule:
+def family_of(path: Path, directory: Path) -> str:
+    """The family of the rule file `path` of the rules folder `directory`: the folder it sits in
+    directly under `directory` ("" for a rule at the top of it)."""
+    parts = Path(os.path.relpath(path, directory)).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def load_rule_file(path: Path, *, builtin: bool = False, family: str = "") -> Rule:
     try:
         raw = _load_yaml(path)
     except OSError as exc:
@@ -147,6 +154,7 @@ def load_rule_file(path: Path, *, builtin: bool = False) -> Rule:
         raise RuleError(_describe_error(path, raw, exc)) from None
     rule.source_path = str(path)
     rule.builtin = builtin
+    rule.family = family
     return rule
 
 
@@ -164,16 +172,16 @@ class RuleSource(msgspec.Struct):
     builtin: bool
 
 
-def _fingerprint(files: list[tuple[Path, bool]], data: list[str]) -> str:
+def _fingerprint(files: list[tuple[Path, bool, Path]], data: list[str]) -> str:
     """The key of the rule caches: the rule files' names, content and built-in flags, and the
     content of the data files beside them (`data`, sorted here): the words a rule is pre-filtered
     by can come from its tables (struct-fields.json, calls.json, ...), so new data must not meet
     the pre-filter data of the old."""
     from ..cache.keys import fingerprint
 
-    flags = "".join("b" if builtin else "u" for _, builtin in files)
+    flags = "".join("b" if builtin else "u" for _, builtin, _ in files)
     return fingerprint(f"{SCHEMA_VERSION}:{__version__}:{flags}:{len(files)}",
-                       [str(p) for p, _ in files] + sorted(data))
+                       [str(p) for p, _, _ in files] + sorted(data))
 
 
 def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rule]:
@@ -190,12 +198,12 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
         builtin = (str(cache_root), *(str(src.directory) for src in sources))
         if builtin in _BUILTIN:
             return _BUILTIN[builtin]
-    files: list[tuple[Path, bool]] = []
+    files: list[tuple[Path, bool, Path]] = []
     data: list[str] = []
     for src in sources:
         if not src.directory.is_dir():
             raise RuleError(f"{src.directory}: rule directory does not exist")
-        files.extend((p, src.builtin) for p in rule_files(src.directory, data))
+        files.extend((p, src.builtin, src.directory) for p in rule_files(src.directory, data))
 
     cache_file = key = None
     if cache_root is not None:
@@ -212,7 +220,7 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             pass
 
-    rules = [load_rule_file(p, builtin=b) for p, b in files]
+    rules = [load_rule_file(p, builtin=b, family=family_of(p, d)) for p, b, d in files]
     check_unique(rules)
 
     if cache_file is not None:

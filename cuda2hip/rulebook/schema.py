@@ -137,6 +137,7 @@ class Rule(_Strict, kw_only=True):
     # filled in by the loader, never written in YAML
     source_path: str = ""
     builtin: bool = False
+    family: str = ""  # the folder of the rule under its rules folder (rules/warp/x.yaml: warp)
 
 
 def rule_json_schema() -> dict:

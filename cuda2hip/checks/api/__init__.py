@@ -1,0 +1,6 @@
+"""Headers and APIs (rules/api, HIP1xx): the name tables and header maps, what the migration
+leaves (leftovers, legacy APIs, the runtime include), the forms of calls, fields, device
+functions and types that differ, and the collisions renaming makes."""
+
+from . import (constexpr_math, device_functions, forms, hip_collisions, include, leftovers, legacy_api,  # noqa: F401
+               rename, rename_collisions, runtime_include, struct_fields, type_forms)

@@ -1,2 +1,4 @@
-"""Build-system migration (CMake, Makefiles): syntax helpers over the tree-sitter trees, the
-token tables (nvcc flags, CUDA libraries) and the rule kinds the YAML rules in rules/build use."""
+"""Build files (rules/build, HIP7xx): the rule kinds of CMake commands and of the build-file
+token tables (nvcc flags, CUDA libraries), and the fixes that need a whole CMake command."""
+
+from . import cmake_fixes, cmake_kinds, table_kinds  # noqa: F401

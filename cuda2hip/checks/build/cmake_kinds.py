@@ -103,7 +103,7 @@ class CMakeCommandRule(BuildRule):
                 raise RuleCompileError(f"field `params.match`: {exc}") from None
         fix = rule.fix
         self.template = fix.template if fix else None
-        self.builder = get_builder(fix.builder) if fix and fix.builder else None
+        self.builder = get_builder(fix.builder, rule.family) if fix and fix.builder else None
 
     def visit(self, node, ctx):
         cmd = command_of(node, ctx.data)

@@ -1,4 +1,5 @@
-"""Rule kinds for Python files. Importing this package registers them (frontends/registry.py
-lists it in RULE_KIND_MODULES); none of them imports libcst until a Python file is linted."""
+"""Python (rules/python, HIP6xx): CUDA embedded in strings, programs and environment variables,
+nvcc flags and qualified names in Python; none of the kinds imports libcst until a Python file
+is linted."""
 
 from . import commands, embedded, env, nvcc_flags, qualified_names  # noqa: F401

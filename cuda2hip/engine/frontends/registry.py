@@ -16,10 +16,6 @@ FRONTENDS: dict[str, str] = {
     "make": "cuda2hip.engine.frontends.make:MakeFrontend",
 }
 
-# Modules that register extra rule kinds for non-C++ languages (imported when rules compile).
-RULE_KIND_MODULES: list[str] = ["cuda2hip.checks.python", "cuda2hip.checks.build.cmake_kinds",
-                                 "cuda2hip.checks.build.table_kinds"]
-
 
 @lru_cache(maxsize=None)
 def frontend(language: str) -> Frontend:
@@ -29,8 +25,3 @@ def frontend(language: str) -> Frontend:
         raise KeyError(f"no frontend for language {language!r}") from None
     module, _, cls = target.partition(":")
     return getattr(importlib.import_module(module), cls)()
-
-
-def load_rule_kinds() -> None:
-    for module in RULE_KIND_MODULES:
-        importlib.import_module(module)
