@@ -25,9 +25,9 @@ from msgspec import Struct
 from .engine.engine import FIX_REVERTED, Engine
 from .findings import FileError, Finding
 from .lang.source import SourceError, SourceText, read_bytes
-from .project.discover import SourceFile, discover, with_local_headers
+from .project.discover import discover, with_local_headers
 from .project.names import drop_names_defined_elsewhere
-from .results import Delivery, FileResult, Mode, RunResult
+from .results import Delivery, FileResult, Mode, RunResult, SourceFile
 from .settings import Settings
 
 if TYPE_CHECKING:

@@ -1,15 +1,23 @@
-"""What a run gives back: its mode, each file's result (FileResult), the run's (RunResult), and
-where a fix run's results go instead of the files themselves (Delivery)."""
+"""What a run takes and gives back: the files it works on (SourceFile), its mode, each file's
+result (FileResult), the run's (RunResult), and where a fix run's results go instead of the
+files themselves (Delivery)."""
 
 from __future__ import annotations
 
 from enum import Enum
+from pathlib import Path
 from typing import Protocol
 
 from msgspec import Struct
 
-from .findings import FileError, Finding
-from .project.discover import SourceFile
+from .findings import FileError, Finding, count_encoded, decode_findings
+
+
+class SourceFile(Struct, frozen=True):
+    """A file a run works on (project/discover.py finds them)."""
+
+    path: Path  # as the user sees it (relative to cwd where possible)
+    language: str
 
 
 class Mode(str, Enum):
@@ -50,8 +58,6 @@ class FileResult:
     def fixed(self) -> list[Finding]:
         raw = self._fixed_raw
         if raw is not None:
-            from .run.cached import decode_findings
-
             self._fixed = decode_findings(raw)
             self._fixed_raw = None
         return self._fixed
@@ -69,8 +75,6 @@ class FileResult:
     def fixed_count(self) -> int:
         raw = self._fixed_raw
         if raw is not None:
-            from .run.cached import count_encoded
-
             return count_encoded(raw)
         return len(self._fixed)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cuda2hip.engine import builders, compiled, families, predicates
+from cuda2hip.engine import builders, compiled, families, kinds, predicates
 from cuda2hip.engine.engine import load_all_rules
 from cuda2hip.rulebook.loader import RuleSource, builtin_rules_dir, load_rules
 from cuda2hip.settings import Settings
@@ -21,7 +21,7 @@ RULES = load_all_rules(Settings())
 
 def _names(rule) -> list[tuple[dict, str]]:
     """(registry, name) of everything `rule` names in Python: its kind, predicates, builder."""
-    out = [(compiled._KINDS, rule.kind)] if rule.kind != "pattern" else []
+    out = [(compiled.KINDS, rule.kind)] if rule.kind != "pattern" else []
     stack = [rule.rule, *(rule.constraints or {}).values()] if rule.rule is not None else []
     while stack:
         obj = stack.pop()
@@ -59,7 +59,7 @@ def test_compiling_a_rule_imports_its_family_only():
     # A fresh process: the checks of other families are not imported.
     code = """
 import sys
-from cuda2hip.engine.compiled import compile_rule
+from cuda2hip.engine.kinds import compile_rule
 from cuda2hip.engine.engine import load_all_rules
 from cuda2hip.settings import Settings
 settings = Settings()
@@ -79,7 +79,7 @@ def test_a_user_rule_in_a_folder_of_its_own_finds_a_builtin_kind(tmp_path):
                     "docs: {what: w, why: y}\n")
     (loaded,) = load_rules([RuleSource(tmp_path, builtin=False)], use_cache=False)
     assert loaded.family == "team"
-    assert type(compiled.compile_rule(loaded, Settings())).__module__ == "cuda2hip.checks.api.rename"
+    assert type(kinds.compile_rule(loaded, Settings())).__module__ == "cuda2hip.checks.api.rename"
 
 
 def test_an_unknown_name_lists_the_known_ones(tmp_path):
@@ -89,4 +89,4 @@ def test_an_unknown_name_lists_the_known_ones(tmp_path):
     (loaded,) = load_rules([RuleSource(tmp_path, builtin=False)], use_cache=False)
     assert loaded.family == ""
     with pytest.raises(compiled.RuleCompileError, match="unknown kind 'no-such-kind' .*known: .*hip-runtime-include"):
-        compiled.compile_rule(loaded, Settings())
+        kinds.compile_rule(loaded, Settings())

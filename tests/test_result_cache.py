@@ -209,7 +209,8 @@ def test_fixed_findings_from_a_worker_are_decoded_when_read():
     import msgspec
 
     from cuda2hip.findings import Edit, Finding, Fix, Applicability, Severity
-    from cuda2hip.run.cached import Entry, count_encoded, decode_entry_head, encode_entry
+    from cuda2hip.findings import count_encoded
+    from cuda2hip.run.cached import Entry, decode_entry_head, encode_entry
     from cuda2hip.pipeline import FileResult
 
     for n in (0, 1, 15, 16, 300, 70000):

@@ -7,9 +7,10 @@ from __future__ import annotations
 import tree_sitter as ts
 
 from ..engine.builders import BuiltFix, fix_builder
+from ..engine.pattern import capture
 from ..engine.predicates import predicate
 from ..findings import Edit
-from ..lang.cxx.syntax import (callee, callee_name, call_args, capture, enclosing_function, find_declaration, line_of, named,
+from ..lang.cxx.syntax import (callee, callee_name, call_args, enclosing_function, find_declaration, line_of, named,
                                text, type_text, walk)
 from ..lang.cxx.thread_taint import BARRIERS, LOOPS, thread_taint
 from ..lang.lazy_regex import LazyRegex

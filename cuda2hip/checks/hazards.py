@@ -9,9 +9,10 @@ import re
 import tree_sitter as ts
 
 from ..engine.builders import BuiltFix, fix_builder
+from ..engine.pattern import capture
 from ..engine.predicates import predicate
 from ..findings import Edit
-from ..lang.cxx.syntax import call_args, callee_name, capture, find_declaration, int_value, named, text, walk
+from ..lang.cxx.syntax import call_args, callee_name, find_declaration, int_value, named, text, walk
 
 # ---------------------------------------------------------------- inline PTX
 

@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from ..api.tables import ApiEntry
 from ..engine.compiled import CompiledRule, RuleCompileError, rule_kind
+from ..engine.name_tables import combine_name_tables
 from ..findings import Edit
 from ..lang.cxx.definitions import file_definitions
+from ..lang.cxx.includes import included_definitions_of
 from ..lang.cxx.preprocessor import directives as cond
 from ..lang.cxx.preprocessor.macros import numeric_macros
-from .api.rename import IDENTIFIER_KINDS, combine_name_tables
+from ..lang.cxx.syntax import IDENTIFIER_KINDS
 
 _RESULT = {True: "always true", False: "always false: the code it guards is never compiled",
            None: "decided by its other terms alone (an undefined macro counts as 0)"}
@@ -63,9 +65,7 @@ class _MacroRule(CompiledRule):
         dynlink header's own `__CUDA_API_VERSION`) decides its value: not ours to report."""
         if name in file_definitions(ctx):
             return True
-        from .api.leftovers import _included_definitions
-
-        return name in _included_definitions(ctx)
+        return name in included_definitions_of(ctx)
 
     def _undefined_here(self, ctx, name: str) -> bool:
         """Whether `name` is one of this rule's macros that nothing defines after migration."""

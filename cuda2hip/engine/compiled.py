@@ -1,17 +1,16 @@
 """Compiled rules: each rule kind turns its YAML into an object the engine dispatches to by
 node kind. A kind registers itself here (`@rule_kind`) when its family's checks are imported
-(families.py); `pattern` is the engine's own."""
+(families.py); kinds.py compiles a rule into its kind."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable
 
 import tree_sitter as ts
 
 from ..findings import Applicability, Severity
 from ..rulebook.schema import Rule
 from ..settings import Settings
-from .families import find, load_all
 
 if TYPE_CHECKING:
     from .context import FileContext
@@ -74,38 +73,13 @@ class CompiledRule:
         return text
 
 
-_KINDS: dict[str, Callable[[Rule, Settings], CompiledRule]] = {}
+# kind name -> its class, filled by `@rule_kind` as the modules defining kinds are imported
+KINDS: dict[str, Callable[[Rule, Settings], CompiledRule]] = {}
 
 
 def rule_kind(name: str):
     def register(cls):
-        _KINDS[name] = cls
+        KINDS[name] = cls
         return cls
 
     return register
-
-
-def known_kinds() -> list[str]:
-    load_all()
-    return sorted(_KINDS)
-
-
-def compile_rule(rule: Rule, settings: Settings) -> CompiledRule:
-    if rule.kind == "pattern":  # the engine's own kind
-        from . import pattern_rule  # noqa: F401
-    cls = find(_KINDS, rule.kind, rule.family)
-    if cls is None:
-        raise RuleCompileError(
-            f"{rule.source_path}: rule {rule.code} ({rule.id}): field `kind`: unknown kind "
-            f"{rule.kind!r} (known: {', '.join(known_kinds())})")
-    try:
-        return cls(rule, settings)
-    except RuleCompileError as exc:
-        raise RuleCompileError(f"{rule.source_path}: rule {rule.code} ({rule.id}): {exc}") from None
-    except (ValueError, KeyError) as exc:
-        msg = exc.args[0] if exc.args else str(exc)
-        raise RuleCompileError(f"{rule.source_path}: rule {rule.code} ({rule.id}): {msg}") from None
-
-
-def compile_rules(rules: Iterable[Rule], settings: Settings) -> list[CompiledRule]:
-    return [compile_rule(r, settings) for r in rules]

@@ -12,7 +12,8 @@ from ..rulebook.schema import Rule
 from ..rulebook.selection import SelectionError, select_rules, selector_matches
 from ..settings import Settings
 from .callee_index import CalleeIndex
-from .compiled import CompiledRule, compile_rule
+from .compiled import CompiledRule
+from .kinds import compile_rule
 from .prefilter import LiteralFilter
 
 # Rules the engine itself emits (kind: diagnostic), by id.

@@ -51,6 +51,13 @@ def _strip_separators(nodes: list[ts.Node]) -> list[ts.Node]:
     return named if named else []
 
 
+def capture(node: ts.Node, data: bytes, value: str | None = None) -> Capture:
+    """A capture for a predicate to add to the match environment (`value` overrides the text,
+    for message placeholders that are not source text)."""
+    return Capture((node,), node.start_byte, node.end_byte,
+                   data[node.start_byte:node.end_byte].decode("utf-8", errors="replace") if value is None else value)
+
+
 def make_capture(nodes, data: bytes) -> Capture:
     nodes = tuple(nodes)
     core = _strip_separators(list(nodes))

@@ -18,6 +18,7 @@ from msgspec import Struct
 
 from ..findings import FileError
 from ..fix.tempnames import is_temp_name
+from ..results import SourceFile
 from ..settings import Settings
 
 # Never worth descending into.
@@ -29,11 +30,6 @@ FILE = "file"  # regular file
 LINK = "link"  # symlink whose target (file or directory) is inside the tree
 EXTERNAL_LINK = "external-link"  # symlink leaving the tree, or dangling: never followed
 SPECIAL = "special"  # FIFO, socket, device: never read (reading a FIFO would block)
-
-
-class SourceFile(Struct, frozen=True):
-    path: Path  # as the user sees it (relative to cwd where possible)
-    language: str
 
 
 class TreeEntry(Struct, frozen=True):

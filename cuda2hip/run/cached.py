@@ -113,28 +113,6 @@ def _change_decoder() -> "msgspec.msgpack.Decoder[_ChangeHead]":
     return msgspec.msgpack.Decoder(_ChangeHead)
 
 
-@lru_cache(maxsize=1)
-def _findings_decoder() -> "msgspec.msgpack.Decoder[list[Finding]]":
-    return msgspec.msgpack.Decoder(list[Finding])
-
-
-def decode_findings(raw) -> list[Finding]:
-    return _findings_decoder().decode(raw)
-
-
-def count_encoded(raw) -> int:
-    """The length of a msgpack array, from its header."""
-    data = bytes(raw[:5])
-    head = data[0]
-    if 0x90 <= head <= 0x9F:
-        return head & 0x0F
-    if head == 0xDC:
-        return int.from_bytes(data[1:3], "big")
-    if head == 0xDD:
-        return int.from_bytes(data[1:5], "big")
-    raise ValueError(f"not a msgpack array (0x{head:02x})")
-
-
 def seal(value: bytes) -> bytes:
     """A stored value: checksum + encoded entry."""
     return blake2b(value, digest_size=CHECKSUM_SIZE).digest() + value

@@ -14,9 +14,8 @@ import msgspec
 
 from ..engine.engine import Engine
 from ..pipeline import INTERNAL_ERROR, process_content
-from ..project.discover import SourceFile
 from ..project.names import drop_names_defined_elsewhere
-from ..results import FileResult, Mode, RunResult
+from ..results import FileResult, Mode, RunResult, SourceFile
 
 __all__ = ["INTERNAL_ERROR", "check_text", "fix_text"]
 from ..settings import Settings

@@ -21,7 +21,8 @@ from ..findings import Finding
 from ..lang.cxx.includes import reached_outside, resolved_includes
 from ..lang.source import SourceError, SourceText, read_bytes
 from ..lang.suppress import DIRECTIVE
-from ..project.discover import SourceFile, display_path, exclude_spec
+from ..project.discover import display_path, exclude_spec
+from ..results import SourceFile
 
 
 def report_headers_left_out(files: list[SourceFile], results, settings, engine) -> None:

@@ -25,7 +25,8 @@ from pathlib import Path
 from ..findings import FileError
 from ..fix.writeback import WriteRefused, atomic_copy, atomic_symlink, atomic_write, remove_stale_temps, rewrite
 from ..pipeline import Mode, RunResult, run_files
-from ..project.discover import EXTERNAL_LINK, FILE, LINK, SPECIAL, SourceFile, TreeEntry, display_path, walk_tree
+from ..project.discover import EXTERNAL_LINK, FILE, LINK, SPECIAL, TreeEntry, display_path, walk_tree
+from ..results import SourceFile
 from ..settings import Settings
 from .build_renames import BUILD_LANGUAGES, rewrite_build_paths
 

@@ -6,8 +6,9 @@ default)."""
 
 from __future__ import annotations
 
+from ...engine.pattern import capture
 from ...engine.predicates import predicate
-from ...lang.cxx.syntax import callee_name, capture, named, text, walk
+from ...lang.cxx.syntax import callee_name, named, text, walk
 
 _FAMILIES = ("log", "log10", "log2", "log1p", "exp", "exp2", "expm1", "sqrt", "cbrt", "pow", "sin", "cos",
              "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh",

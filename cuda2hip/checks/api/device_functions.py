@@ -14,13 +14,15 @@ from functools import lru_cache
 
 from ...api import forms as hip_forms
 from ...api.tables import as_entry, version_tuple
+from ...api.warp import MASKED
+from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...lang.cxx.definitions import file_definitions
 from ...lang.cxx.expr_types import expression_type
-from ...lang.cxx.syntax import call_args, capture, enclosing_function, function_body, text
+from ...lang.cxx.includes import included_definitions_of
+from ...lang.cxx.syntax import call_args, enclosing_function, function_body, text
 from ...lang.lazy_regex import LazyRegex
-from ..warp.intrinsics import MASKED
-from .leftovers import _included_definitions, all_table_entries
+from .leftovers import all_table_entries
 from .rename import CUDA_LOOKING, resolve
 
 DATA = "device-functions"
@@ -100,7 +102,7 @@ def _analyse(node, ctx) -> tuple[str, str] | None:
     if row is None:
         return None
     raw = name.encode()
-    if raw in file_definitions(ctx) or raw in _included_definitions(ctx):
+    if raw in file_definitions(ctx) or raw in included_definitions_of(ctx):
         return None  # the project's own function of that name
     if not _CUDA_SPELLED.match(name) and not _in_device_code(node, ctx.data):
         return None

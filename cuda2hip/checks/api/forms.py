@@ -18,10 +18,11 @@ from functools import lru_cache
 
 from ...api import forms as hip_forms
 from ...engine.builders import BuiltFix, Match, fix_builder
+from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...findings import API, Edit
 from ...lang.cxx.expr_types import expression_type
-from ...lang.cxx.syntax import call_args, callee_name, capture, named, text
+from ...lang.cxx.syntax import call_args, callee_name, named, text
 from ...lang.lazy_regex import LazyRegex
 
 DATA = "calls"

@@ -28,12 +28,12 @@ from pathlib import Path
 
 import msgspec
 
-from ...api.type_identity import STD_TYPEDEFS, type_spelling
 from ...engine.compiled import CompiledRule, rule_kind
 from ...findings import Edit
 from ...lang.cxx.functions import (Function, definition_node, describe, file_definitions, file_words, line_span,
                                    param_name)
 from ...lang.cxx.preprocessor.macros import amd
+from ...lang.cxx.types import STD_TYPEDEFS, type_spelling
 
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__)"
 CLANG_GUARD = "#if !defined(__HIP__)"

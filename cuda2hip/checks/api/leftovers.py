@@ -13,11 +13,14 @@ from functools import lru_cache
 
 from ...api.tables import ApiEntry, all_table_paths, as_entry, table_rows
 from ...engine.compiled import CompiledRule, rule_kind
+from ...engine.name_tables import combine_name_tables
 from ...findings import API, Severity
 from ...lang.cxx.definitions import file_definitions
+from ...lang.cxx.includes import included_definitions_of
+from ...lang.cxx.syntax import IDENTIFIER_KINDS
 from ...project.names import DEFINED, UNKNOWN
 from .include import include_path, lookup
-from .rename import CUDA_LOOKING, IDENTIFIER_KINDS, combine_name_tables, is_namespace_use
+from .rename import CUDA_LOOKING, is_namespace_use
 
 
 @lru_cache(maxsize=1)
@@ -40,17 +43,6 @@ def _outermost(ctx, node, start: int) -> bool:
         if grand is not None and grand.type == "qualified_identifier" and grand.child_by_field_name("name") == parent:
             return False
     return True
-
-
-def _included_definitions(ctx) -> frozenset[bytes]:
-    root = ctx.file_context
-    got = root.cache.get("_included_definitions")
-    if got is None:
-        from ...lang.cxx.includes import included_definitions
-
-        got = root.cache["_included_definitions"] = included_definitions(
-            root.source.path, root.source.data, root.settings.root)
-    return got
 
 
 @rule_kind("unknown-cuda-name")
@@ -101,7 +93,7 @@ class UnknownNameRule(CompiledRule):
                 self._report(ctx, start, end, name, "a name this project defines that looks like a CUDA "
                              "name; it is not renamed", severity=Severity.INFO, key=DEFINED)
             return
-        if name in _included_definitions(ctx):
+        if name in included_definitions_of(ctx):
             return
         # (dropped by the run where another file of it defines the name: project_names.py)
         self._report(ctx, start, end, name, "an unknown CUDA name: in none of the CUDA -> HIP tables "

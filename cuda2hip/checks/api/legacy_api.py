@@ -26,8 +26,8 @@ from msgspec import Struct
 
 from ...engine.compiled import CompiledRule, rule_kind
 from ...findings import API
+from ...lang.cxx.syntax import IDENTIFIER_KINDS
 from ...lang.lazy_regex import LazyRegex
-from .rename import IDENTIFIER_KINDS
 
 DATA_FILES = ("api/legacy/cublas.json",)  # relative to the built-in rules directory
 

@@ -18,18 +18,40 @@ import os
 import re
 from functools import lru_cache
 
-from ...api.type_identity import Namer, load, renamer, type_spelling
+from ...api.tables import as_entry, version_tuple
+from ...api.type_identity import Namer, load
 from ...engine.compiled import CompiledRule, rule_kind
 from ...findings import Edit
 from ...lang import parse as parsing
 from ...lang.cxx.functions import (Function, definition_node, definitions, describe, exclusive, file_definitions, line_span,
                                    file_words, overlap, param_name)
 from ...lang.cxx.preprocessor.macros import amd
+from ...lang.cxx.types import type_spelling
 from ...lang.lazy_regex import LazyRegex
+from .leftovers import all_table_entries
+from .rename import resolve
 
 _BUILTIN = LazyRegex(r"^(?:(?:void|bool|char|signed|unsigned|short|int|long|float|double|const|volatile)\b|[*&\s])+$")
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)"
 _TOKEN = LazyRegex(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|[A-Za-z_]\w*|\S', re.S)
+
+
+
+def renamer(settings):
+    """CUDA name -> the HIP name the rename rules write under `settings` (None: not renamed)."""
+    entries = all_table_entries()
+    target = version_tuple(settings.target_rocm) if settings.target_rocm else None
+    cache: dict[str, str | None] = {}
+
+    def rename(name: str) -> str | None:
+        if name not in cache:
+            row = entries.get(name.encode())
+            cache[name] = None if row is None else resolve(
+                as_entry(row), settings.library_profile, target, settings.target_rocm or "",
+                settings.experimental).target
+        return cache[name]
+
+    return rename
 
 
 class _Def:

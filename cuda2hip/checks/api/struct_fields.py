@@ -22,10 +22,11 @@ import re
 from functools import lru_cache
 
 from ...api import forms as hip_forms
+from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...lang.cxx.cg_types import class_name, names_namespace, variable_class
 from ...lang.cxx.expr_types import expression_type
-from ...lang.cxx.syntax import capture, text
+from ...lang.cxx.syntax import text
 
 DATA = "struct-fields"
 

@@ -14,10 +14,11 @@ Both CUDA and HIP spellings match, so the findings hold before and after the ren
 from __future__ import annotations
 
 from ...engine.builders import BuiltFix, fix_builder
+from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...findings import Edit
 from ...lang.cxx.expr_types import expression_type
-from ...lang.cxx.syntax import call_args, capture, literal_suffix, named, text
+from ...lang.cxx.syntax import call_args, literal_suffix, named, text
 from ...lang.lazy_regex import LazyRegex
 
 # ------------------------------------------------------------------------------ HIP134

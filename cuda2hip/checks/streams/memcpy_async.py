@@ -22,9 +22,10 @@ import re
 import tree_sitter as ts
 
 from ...engine.builders import BuiltFix, fix_builder
+from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...findings import Edit
-from ...lang.cxx.syntax import (callee, call_args, capture, declarations_before, declarator_of, named, text)
+from ...lang.cxx.syntax import (callee, call_args, declarations_before, declarator_of, named, text)
 
 # blocking API (without the cuda/hip prefix) -> (async API, parameter count of the async call
 # without the stream, defaults of trailing parameters the blocking call may omit)

@@ -13,9 +13,10 @@ import tree_sitter as ts
 
 from ...api.tables import version_tuple
 from ...engine.builders import BuiltFix, fix_builder
+from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...findings import Edit
-from ...lang.cxx.syntax import (call_args, callee_name, capture, enclosing_function, is_device_function, launch_config, line_of,
+from ...lang.cxx.syntax import (call_args, callee_name, enclosing_function, is_device_function, launch_config, line_of,
                                 named, text, walk)
 
 # nvcc setting -> hip-clang flag. nvcc: `--default-stream {legacy|null|per-thread}` ('null' is

@@ -9,18 +9,14 @@ import re
 import tree_sitter as ts
 
 from ...api.tables import version_tuple
+from ...api.warp import MASKED
 from ...engine.builders import BuiltFix, fix_builder
+from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...findings import Edit
-from ...lang.cxx.syntax import (call_args, callee_name, capture, declarator_name, enclosing_function, file_scope_declaration,
+from ...lang.cxx.syntax import (call_args, callee_name, declarator_name, enclosing_function, file_scope_declaration,
                                 find_declaration, function_body, int_value, literal_suffix, named, text, type_text, walk)
 
-# `_sync` functions whose first argument is the lane mask
-MASKED = frozenset({
-    "__shfl_sync", "__shfl_up_sync", "__shfl_down_sync", "__shfl_xor_sync", "__ballot_sync", "__any_sync",
-    "__all_sync", "__uni_sync", "__match_any_sync", "__match_all_sync", "__reduce_add_sync", "__reduce_min_sync",
-    "__reduce_max_sync", "__reduce_and_sync", "__reduce_or_sync", "__reduce_xor_sync", "__syncwarp",
-})
 # `_sync` function -> the HIP builtin without a mask that does the same for a full mask
 LEGACY_EQUIVALENT = {
     "__shfl_sync": "__shfl", "__shfl_up_sync": "__shfl_up", "__shfl_down_sync": "__shfl_down",

@@ -16,9 +16,10 @@ import re
 
 import tree_sitter as ts
 
+from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...lang.cxx.index_kinds import not_a_thread_count
-from ...lang.cxx.syntax import (call_args, callee_name, capture, declarator_name, enclosing_function, file_scope_declaration,
+from ...lang.cxx.syntax import (call_args, callee_name, declarator_name, enclosing_function, file_scope_declaration,
                                 find_declaration, function_body, int_value, named, text, walk)
 from ...lang.cxx.thread_taint import thread_taint
 from ...lang.lazy_regex import LazyRegex

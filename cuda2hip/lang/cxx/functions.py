@@ -14,13 +14,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ...api.type_identity import type_spelling
 from ..lazy_regex import LazyRegex
 from .preprocessor import macros
 from .preprocessor.conditions import Build, parse, requirements
 from .preprocessor.directives import ARM_KINDS as _ARMS
 from .preprocessor.directives import CONDITIONAL_KINDS as _CONDITIONAL
 from .preprocessor.directives import test_text, truth
+from .types import type_spelling
 
 _SCOPES = frozenset({"namespace_definition", "class_specifier", "struct_specifier", "union_specifier"})
 

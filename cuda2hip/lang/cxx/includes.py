@@ -335,6 +335,17 @@ def included_definitions(path: str, data: bytes, root: Path) -> frozenset[bytes]
     return frozenset(names)
 
 
+def included_definitions_of(ctx) -> frozenset[bytes]:
+    """`included_definitions` of the file a rule's context (engine/context.py) is about, once
+    per file (macro-body fragments share their file's)."""
+    root = ctx.file_context
+    got = root.cache.get("_included_definitions")
+    if got is None:
+        got = root.cache["_included_definitions"] = included_definitions(
+            root.source.path, root.source.data, root.settings.root)
+    return got
+
+
 def includes_reaching(path: str, data: bytes, root: Path, wanted) -> bool:
     """Whether a project header included (transitively) satisfies `wanted(header_bytes)`."""
     for header in _headers(path, data, root):

@@ -10,10 +10,12 @@ from typing import Iterator
 
 import tree_sitter as ts
 
-from ...engine.pattern import Capture
 from .calls import callee_node
 
 FUNCTION_KINDS = frozenset({"function_definition", "lambda_expression"})
+# the nodes that name something: where a CUDA name is used (renames look only here, never in
+# comments or string literals)
+IDENTIFIER_KINDS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier"})
 INT_LITERAL = re.compile(r"^(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uUlL]*)$")
 
 
@@ -21,12 +23,6 @@ def text(node: ts.Node | None, data: bytes) -> str:
     if node is None:
         return ""
     return data[node.start_byte:node.end_byte].decode("utf-8", errors="replace")
-
-
-def capture(node: ts.Node, data: bytes, value: str | None = None) -> Capture:
-    """A capture for a predicate to add to the match environment (`value` overrides the text,
-    for message placeholders that are not source text)."""
-    return Capture((node,), node.start_byte, node.end_byte, text(node, data) if value is None else value)
 
 
 def named(node: ts.Node) -> list[ts.Node]:
