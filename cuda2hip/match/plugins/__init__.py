@@ -4,7 +4,7 @@ several ms), through the index below: add a module here and its names to the ind
 (tests/test_plugin_index.py checks that the index names every registered function and its
 module)."""
 
-MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "device_functions", "hazards", "launch", "memcpy_async", "streams",
+MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "device_functions", "hazards", "host_math", "launch", "memcpy_async", "std_headers_dropped", "streams",
            "struct_fields", "type_forms", "warp", "warp_size"]
 
 # predicate name -> module that registers it
@@ -22,6 +22,7 @@ PREDICATES = {
     "grid-sync-without-cooperative-launch": "barriers",
     "handle-integer-arithmetic": "type_forms",
     "hard-coded-warp-size": "warp_size",
+    "host-math-classification": "host_math",
     "inline-ptx": "hazards",
     "kernel-argument-cast": "api_forms",
     "launch-bounds-min-blocks": "hazards",
@@ -32,6 +33,7 @@ PREDICATES = {
     "out-pointer-cast": "api_forms",
     "overloaded-function-address": "api_forms",
     "stream-flag-as-handle": "streams",
+    "string-header-dropped": "std_headers_dropped",
     "struct-field-missing": "struct_fields",
     "texture-reference": "hazards",
     "warp-sync-mask-32-bit": "warp",
@@ -52,7 +54,9 @@ BUILDERS = {
     "coordinate-to-unsigned": "type_forms",
     "cuda-arch-to-hip-device-compile": "hazards",
     "hip_symbol_wrap": "launch",
+    "host-math-std": "host_math",
     "kernel-argument-cast": "api_forms",
+    "include-string-header": "std_headers_dropped",
     "kernel_launch_to_ggl": "launch",
     "launch-bounds-waves": "hazards",
     "legacy-stream-to-null": "streams",
