@@ -5,7 +5,7 @@ several ms), through the index below: add a module here and its names to the ind
 module)."""
 
 MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "device_functions", "hazards", "host_math", "launch", "memcpy_async", "std_headers_dropped", "streams",
-           "struct_fields", "type_forms", "warp", "warp_size"]
+           "struct_fields", "type_forms", "warp", "warp_size", "wavefront_macro"]
 
 # predicate name -> module that registers it
 PREDICATES = {
@@ -38,6 +38,7 @@ PREDICATES = {
     "texture-reference": "hazards",
     "warp-sync-mask-32-bit": "warp",
     "warp-sync-unavailable": "warp",
+    "wavefront-size-macro": "wavefront_macro",
 }
 
 # fix builder name -> module that registers it
@@ -64,6 +65,7 @@ BUILDERS = {
     "out-pointer-cast": "api_forms",
     "warp-sync-mask-64-bit": "warp",
     "warp-sync-to-legacy": "warp",
+    "wavefront-size-level": "wavefront_macro",
 }
 
 
