@@ -17,7 +17,7 @@ import re
 from typing import NamedTuple
 
 from ..findings import API, Edit
-from .api_tables import ApiEntry, as_entry, resolve_tables, table_rows, version_tuple
+from .api_tables import ApiEntry, as_entry, resolve_tables, successor, table_rows, version_tuple
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .defined_names import file_definitions
 
@@ -81,6 +81,9 @@ def resolve(entry: ApiEntry, profile: str, target_rocm: tuple[int, ...] | None, 
         return Resolution(None, reason, label)
     if exp and not experimental:
         return Resolution(None, f"{label}'s `{name}` is experimental (enable with --experimental)", label)
+    renamed = successor(name, target_rocm)
+    if renamed is not None:
+        return Resolution(renamed, "", label)  # a later release's name for it (hipBLAS 3)
     plain = bool(_PLAIN_C.match(name))
     if target_rocm is not None and not plain:
         if not added:
