@@ -103,3 +103,25 @@ def test_migration_matches_and_compiles(name, release, tmp_path):
     silent = [sorted(lines) for lines in sites if not lines & found]
     assert not silent, f"errors without a finding at lines {silent}:\n{proc.stderr}"
 
+
+
+HELPER_MATH = FIXTURES.parent / ".cache" / "real-world" / "sources" / "cuda-samples" / "usr" / "share" / "doc" / \
+    "nvidia-cuda-toolkit" / "examples" / "Common" / "helper_math.h"
+
+
+@pytest.mark.parametrize("release", hip_toolchains.RELEASES)
+def test_cuda_samples_helper_math_compiles(release, tmp_path):
+    """The CUDA samples' helper_math.h (hundreds of vector operators, several of which tie with HIP
+    6.x/7.x's own) migrated for each release, used by arithmetic on every vector type it covers."""
+    if not HELPER_MATH.is_file():
+        pytest.skip("the CUDA samples are not fetched (python bench/real_world.py fetches them)")
+    command = hip_toolchains.command(release)
+    if command is None:
+        pytest.skip(f"HIP {release}: {hip_toolchains.why_missing(release)}")
+    shutil.copy(HELPER_MATH, tmp_path / "helper_math.h")
+    shutil.copy(RELEASES_DIR / "_helper_math" / "use.cu", tmp_path / "use.cu")
+    proc = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", release, tmp_path)
+    assert proc.returncode in (0, 1), proc.stderr
+    out = subprocess.run([*command, "-std=c++17", str(tmp_path / "use.cu")], capture_output=True, text=True,
+                         env=hip_toolchains.env(release))
+    assert out.returncode == 0, out.stderr
