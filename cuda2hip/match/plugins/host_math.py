@@ -16,6 +16,7 @@ from ..builders import BuiltFix, fix_builder
 from ..predicates import predicate
 from .cuda_ast import call_args, callee_name, capture, enclosing_function, is_device_function, text
 from .expr_types import expression_type
+from .std_headers_dropped import compiled_with_hip
 
 CLASSIFICATION = frozenset({
     "isfinite", "isnan", "isinf", "isnormal", "signbit", "fpclassify", "isgreater", "isgreaterequal", "isless",
@@ -71,6 +72,8 @@ def host_math_classification(node, env, ctx, args):
     name = text(fn_node, ctx.data)
     if name not in CLASSIFICATION or ctx.is_fragment:
         return False  # a macro body: which functions it ends up in is unknown
+    if not compiled_with_hip(ctx, runtime_include=False):
+        return False  # plain C++ (a host compiler has no device overloads)
     fn = enclosing_function(node)
     while fn is not None and fn.type != "function_definition":
         fn = enclosing_function(fn)  # a lambda runs where the function that holds it runs

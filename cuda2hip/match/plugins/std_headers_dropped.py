@@ -16,6 +16,7 @@ from ..api_tables import version_tuple
 from ..builders import BuiltFix, fix_builder
 from ..include_layout import scan
 from ..predicates import predicate
+from ..std_headers import is_standard_header
 from .cuda_ast import capture, enclosing_function, is_device_function, text
 
 # <string.h> (C17 7.24) and the POSIX / GNU functions glibc's <string.h> declares (with
@@ -24,16 +25,43 @@ STRING_H = frozenset("""memchr memcmp memcpy memmove memset strcat strchr strcmp
 strlen strncat strncmp strncpy strpbrk strrchr strspn strstr strtok strxfrm strdup strndup strnlen strtok_r
 strerror_r strsignal stpcpy stpncpy memccpy mempcpy memrchr strsep strcasestr strchrnul strcasecmp strncasecmp
 bzero bcopy bcmp""".split())
-# headers that declare them (the C++ and the C spelling; strings.h for the BSD ones)
-PROVIDERS = frozenset({"cstring", "string.h", "strings.h"})
+# headers that declare them (the C++ and the C spelling; strings.h for the BSD ones), and library
+# headers whose HIP counterparts include them at ROCm 7.2 (checked by compiling `memset` after each;
+# the CUDA spelling is rewritten to the HIP one in the same run)
+PROVIDERS = frozenset({
+    "cstring", "string.h", "strings.h",
+    "thrust/device_vector.h", "thrust/host_vector.h", "thrust/sort.h", "thrust/reduce.h",
+    "cub/cub.cuh", "hipcub/hipcub.hpp", "curand_kernel.h", "hiprand/hiprand_kernel.h", "hiprand_kernel.h",
+})
+PROVIDER_PREFIXES = ("cub/device/", "hipcub/device/")
 DROPPED_FROM = version_tuple("7.0")  # ROCm 6.4's hip_runtime_api.h still includes <string.h>
 RUNTIME = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h", "cuda_runtime.h", "cuda_runtime_api.h", "cuda.h"})
 _CPLUSPLUS = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*__cplusplus", re.MULTILINE)
 
 
+HIP_SUFFIXES = frozenset({".cu", ".cuh", ".hip"})
+_DEVICE_SYNTAX = re.compile(rb"\b__(?:global|device|host)__\b|<<<")
+_RUNTIME_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:cuda_runtime(?:_api)?\.h|cuda\.h|hip/hip_runtime(?:_api)?\.h)[>"]',
+                              re.MULTILINE)
+
+
+def compiled_with_hip(ctx, *, runtime_include: bool) -> bool:
+    """The file is CUDA that hip-clang compiles after migration: a .cu / .cuh file, or code with
+    kernel syntax or execution spaces (and, with `runtime_include`, host code that includes the
+    runtime header, which a host compiler then compiles with HIP's headers). Plain C++ of the
+    project (a CPU backend next to the CUDA one) is left alone."""
+    key = f"std-headers:hip:{runtime_include}"
+    cache = ctx.file_cache
+    if key not in cache:
+        data = ctx.file_context.data
+        cache[key] = (Path(ctx.path).suffix.lower() in HIP_SUFFIXES or _DEVICE_SYNTAX.search(data) is not None
+                      or (runtime_include and _RUNTIME_INCLUDE.search(data) is not None))
+    return cache[key]
+
+
 def _applies(ctx) -> bool:
     t = ctx.settings.target_rocm
-    return t is None or version_tuple(t) >= DROPPED_FROM
+    return (t is None or version_tuple(t) >= DROPPED_FROM) and compiled_with_hip(ctx, runtime_include=True)
 
 
 def _provided(ctx) -> bool:
@@ -48,9 +76,9 @@ def _provided(ctx) -> bool:
 
         def has(path: str, data: bytes, depth: int) -> bool:
             for inc in scan(data).includes:
-                if inc.header in PROVIDERS:
+                if inc.header in PROVIDERS or inc.header.startswith(PROVIDER_PREFIXES):
                     return True
-                if inc.quoted and depth < 8:
+                if depth < 8 and (inc.quoted or not is_standard_header(inc.header)):
                     got = local_header(path, inc.header, root)
                     if got is not None and got[0] not in seen:
                         seen.add(got[0])
@@ -108,6 +136,21 @@ def insertion_point(ctx, before: int) -> int:
     return min(top_of_file(ctx), before)
 
 
+def _unknown_include(ctx) -> str | None:
+    """The first header the file includes that is neither standard, a CUDA/HIP header known not
+    to declare the string functions, nor a project file this run can read: it may bring
+    `<string.h>` in (a project header found through -I, a third-party library)."""
+    from ...include_graph import local_header
+
+    for inc in scan(ctx.data).includes:
+        name = inc.header
+        if is_standard_header(name) or name in RUNTIME or name.startswith(("cuda", "cu", "hip", "hip/", "nv")):
+            continue
+        if local_header(ctx.path, name, ctx.settings.root) is None:
+            return name
+    return None
+
+
 @fix_builder("include-string-header")
 def include_string_header(match, ctx, rule):
     header = _header(ctx)
@@ -115,4 +158,12 @@ def include_string_header(match, ctx, rule):
     text_ = f"#include <{header}>\n"
     if pos > 0 and ctx.data[pos - 1:pos] != b"\n":
         text_ = "\n" + text_
-    return BuiltFix([Edit(pos, pos, text_)], description=f"Include <{header}>")
+    edits = [Edit(pos, pos, text_)]
+    unknown = _unknown_include(ctx)
+    if unknown is None:
+        return BuiltFix(edits, description=f"Include <{header}>")
+    name = text(match.node.child_by_field_name("function"), ctx.data).removeprefix("::")
+    message = (f"`{name}` needs `<{header}>`, which this file does not include, unless `{unknown}` (not "
+               "found in the run) brings it in: nvcc's cuda_runtime.h and the HIP runtime headers up to ROCm "
+               "6.4 included `<string.h>`, ROCm 7's do not")
+    return BuiltFix(edits, description=f"Include <{header}>", message=message, severity="warning")
