@@ -13,7 +13,8 @@ rules/api/collisions/hip-definitions.json (read by the hip-definition-collision 
   function per vector type; ROCm 6.x and 7.x have binary `*` and `/`), with all their parameters;
 - `functions`: functions at global scope of the HIP headers and of clang's HIP wrapper headers
   (`__clang_hip_math.h`: host and device `min`/`max`, ...), with their parameter types (typedefs of
-  builtin types resolved), execution spaces and header line. Reserved names (`__x`) are left out.
+  builtin types resolved), execution spaces and header line, and the message of a `deprecated`
+  attribute where the header has one. Reserved names (`__x`) are left out.
 
 One file per ROCm release the project compiles with (tests/harness/hip_toolchains.py): 5.2 (the
 system hipcc) writes hip-definitions.json, the others hip-definitions-<release>.json; the rule
@@ -171,6 +172,7 @@ def parse(text: str, compiled_with: str = "HIP 5.2, clang 15") -> dict:
             if not fm or fm.group(1).startswith("__") or "implicit" in rest.split("'")[0]:
                 continue
             attrs = set()
+            deprecated = None
             j = i
             while j < len(lines):
                 cm = _NODE.match(lines[j])
@@ -178,6 +180,9 @@ def parse(text: str, compiled_with: str = "HIP 5.2, clang 15") -> dict:
                     break
                 if len(cm.group(1)) // 2 == depth + 1:
                     attrs.add(cm.group(2))
+                    if cm.group(2) == "DeprecatedAttr":
+                        dm = re.search(r'> "((?:[^"\\]|\\.)*)"', cm.group(3))
+                        deprecated = dm.group(1) if dm else ""
                 j += 1
             spaces = sorted({s for s, a in (("host", "CUDAHostAttr"), ("device", "CUDADeviceAttr")) if a in attrs}
                             or {"host"})
@@ -186,6 +191,8 @@ def parse(text: str, compiled_with: str = "HIP 5.2, clang 15") -> dict:
                      "defined": "CompoundStmt" in attrs,
                      "header": f"{'hip/' if '/hip/' in current_file else ''}{current_file.split('/hip/')[-1] if '/hip/' in current_file else where}"
                                f":{line[-1] if line else '?'}"}
+            if deprecated is not None:
+                entry["deprecated"] = deprecated
             if entry not in functions.setdefault(fm.group(1), []):
                 functions[fm.group(1)].append(entry)
     return {"source": f"tools/generate_hip_definitions_data.py: hipcc's AST of hip/hip_runtime.h ({compiled_with})",

@@ -4,7 +4,7 @@ several ms), through the index below: add a module here and its names to the ind
 (tests/test_plugin_index.py checks that the index names every registered function and its
 module)."""
 
-MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "device_functions", "hazards", "host_math", "launch", "memcpy_async", "std_headers_dropped", "streams",
+MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "deprecated_api", "device_functions", "hazards", "host_math", "launch", "memcpy_async", "std_headers_dropped", "streams",
            "struct_fields", "type_forms", "warp", "warp_size", "wavefront_macro"]
 
 # predicate name -> module that registers it
@@ -22,6 +22,7 @@ PREDICATES = {
     "grid-sync-without-cooperative-launch": "barriers",
     "handle-integer-arithmetic": "type_forms",
     "hard-coded-warp-size": "warp_size",
+    "hip-api-deprecated": "deprecated_api",
     "host-math-classification": "host_math",
     "inline-ptx": "hazards",
     "kernel-argument-cast": "api_forms",
