@@ -1,20 +1,18 @@
-"""HIP143: calls of runtime / driver API functions whose HIP name the targeted release's headers
-mark deprecated (`[[deprecated]]` / `__attribute__((deprecated))` on the declaration: texture
+"""HIP143: calls of HIP runtime / driver API functions that the targeted release's headers mark
+deprecated (`[[deprecated]]` / `__attribute__((deprecated))` on the declaration: texture
 references, `hipMemcpyToArray` / `hipMemcpyFromArray`, the `hipCtx*` context API, ...). The
 facts come from each release's AST of hip/hip_runtime.h (rules/api/collisions/hip-definitions*.json,
-tools/generate_hip_definitions_data.py), with the header's own deprecation message."""
+tools/generate_hip_definitions_data.py), with the header's own deprecation message. CUDA code
+gets the finding once the rename has written the HIP name (after `fix`): before, the rename rule's
+finding is the one for the call."""
 
 from __future__ import annotations
 
 from functools import lru_cache
 
-from ..api_tables import as_entry, table_rows
 from ..hip_collisions import load, release_for
 from ..predicates import predicate
 from .cuda_ast import capture, text
-
-TABLES = ("runtime.json", "driver.json")
-
 
 @lru_cache(maxsize=4)
 def deprecated(release: str) -> dict[str, str]:
@@ -27,40 +25,17 @@ def deprecated(release: str) -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=1)
-def _hip_names() -> dict[str, str]:
-    """CUDA runtime / driver function -> its HIP name, for the names some release deprecates."""
-    from ...rulebook.loader import builtin_rules_dir
-
-    wanted = set()
-    for release in ("5.2", "6.4", "7.2"):
-        wanted.update(deprecated(release))
-    out: dict[str, str] = {}
-    data = builtin_rules_dir() / "api" / "data"
-    for table in TABLES:
-        for cuda, row in table_rows(str(data / table)).items():
-            entry = as_entry(row)
-            if entry.hip in wanted:
-                out[cuda.decode() if isinstance(cuda, bytes) else cuda] = entry.hip
-    return out
-
-
-@predicate("hip-api-deprecated", requires=("cu", "hip"))
+@predicate("hip-api-deprecated", requires=("hip", "atomicAddNoRet"))
 def hip_api_deprecated(node, env, ctx, args):
-    """A call of a function whose HIP name the target's headers deprecate. Adds $NAME, $HIP,
-    $ROCM and $WHY."""
+    """A call of a HIP function the target's headers deprecate. Adds $NAME, $ROCM and $WHY."""
     fn = node.child_by_field_name("function")
     if fn is None or fn.type != "identifier":
         return False
     name = text(fn, ctx.data)
-    hip = name if name.startswith("hip") else _hip_names().get(name)
-    if hip is None:
-        return False
     release = release_for(ctx.settings.target_rocm)
-    why = deprecated(release).get(hip)
+    why = deprecated(release).get(name)
     if why is None:
         return False
-    becomes = f"`{name}` becomes `{hip}`, which" if hip != name else f"`{name}`:"
-    return {"NAME": capture(fn, ctx.data), "HIP": capture(fn, ctx.data, becomes),
+    return {"NAME": capture(fn, ctx.data),
             "ROCM": capture(fn, ctx.data, ctx.settings.target_rocm or release),
             "WHY": capture(fn, ctx.data, why.rstrip(".") or "no reason given")}

@@ -10,6 +10,7 @@ into the global namespace (`using std::isfinite;`), so a file that includes it i
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from ...findings import Edit
 from ..builders import BuiltFix, fix_builder
@@ -91,9 +92,19 @@ def host_math_classification(node, env, ctx, args):
     return {"NAME": capture(fn_node, ctx.data), "WHERE": capture(node, ctx.data, where)}
 
 
+# translation units: hipcc compiles them, hipRTC never does
+SOURCE_SUFFIXES = frozenset({".cu", ".hip", ".cpp", ".cc", ".cxx"})
+
+
 @fix_builder("host-math-std")
 def host_math_std(match, ctx, rule):
     fn_node = match.node.child_by_field_name("function")
     name = text(fn_node, ctx.data)
-    return BuiltFix([Edit(fn_node.start_byte, fn_node.start_byte, "std::")],
-                    description=f"Call `std::{name}` (the same function in host and device code)")
+    edits = [Edit(fn_node.start_byte, fn_node.start_byte, "std::")]
+    if Path(ctx.path).suffix.lower() in SOURCE_SUFFIXES:
+        return BuiltFix(edits, description=f"Call `std::{name}` (the same function in host and device code)")
+    # a header may also be compiled by hipRTC (CuPy's and PyCUDA's run-time kernels), whose
+    # wrapper headers declare no `std::` math functions (__clang_hip_cmath.h: `namespace std`
+    # only `#if !defined(__HIPCC_RTC__)`)
+    return BuiltFix(edits, applicability="unsafe",
+                    description=f"Call `std::{name}` (a header hipRTC compiles too has no `std::{name}`: check)")

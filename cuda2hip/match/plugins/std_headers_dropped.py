@@ -54,8 +54,11 @@ def compiled_with_hip(ctx, *, runtime_include: bool) -> bool:
     cache = ctx.file_cache
     if key not in cache:
         data = ctx.file_context.data
-        cache[key] = (Path(ctx.path).suffix.lower() in HIP_SUFFIXES or _DEVICE_SYNTAX.search(data) is not None
-                      or (runtime_include and _RUNTIME_INCLUDE.search(data) is not None))
+        if ctx.settings.language_for(Path(ctx.path)) != "cuda":
+            cache[key] = False  # CUDA in a Python string: hipRTC compiles it, device code only
+        else:
+            cache[key] = (Path(ctx.path).suffix.lower() in HIP_SUFFIXES or _DEVICE_SYNTAX.search(data) is not None
+                          or (runtime_include and _RUNTIME_INCLUDE.search(data) is not None))
     return cache[key]
 
 
