@@ -23,17 +23,14 @@ FETCH_CUDA_HEADERS = "python tests/harness/fetch_cuda_library_headers.py .cache/
 # The HIP/ROCm headers of each Debian suite (bookworm HIP 5.2, trixie 5.7, sid 6.4), one tree per suite.
 RELEASE_HEADERS = Path(os.environ.get("CUDA2HIP_ROCM_RELEASE_HEADERS", ROOT / ".cache" / "rocm-release-headers"))
 FETCH_RELEASE_HEADERS = "python tests/harness/fetch_rocm_release_headers.py .cache/rocm-release-headers"
-<<<<<<< HEAD
 # The syntax-check compiler of each ROCm release (7.2, 6.4: fetched; 5.2: the system hipcc).
 sys.path.insert(0, str(ROOT / "tests" / "harness"))
 import hip_toolchains  # noqa: E402
 
-=======
 # HIPIFY's API tables (rocm-7.0.2, from Debian's hipify source package): the input of
 # tools/generate_rule_data.py and `cuda2hip coverage --tables`.
 HIPIFY_TABLES = Path(os.environ.get("CUDA2HIP_HIPIFY_TABLES", ROOT / ".cache" / "hipify-tables"))
 FETCH_HIPIFY_TABLES = "python tests/harness/fetch_hipify_tables.py .cache/hipify-tables"
->>>>>>> main
 # Installs every Debian package of tools/test-deps.txt and fetches both header trees (.ci/run runs it).
 INSTALL_TEST_DEPS = "bash tools/install-test-deps.sh"
 
