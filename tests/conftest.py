@@ -75,7 +75,7 @@ class HipCompiler:
         self.toolchain = toolchain
         self.release = toolchain.release
         # -I flags for the ROCm library headers outside the release's own tree (5.2: Debian 13's)
-        self.library_flags = [f"-I{d}" for d in toolchain.library_includes]
+        self.library_flags = [f"-I{d}" for d in toolchain.library_includes if os.path.isdir(d)]
 
     def __call__(self, path: Path, *extra: str) -> subprocess.CompletedProcess:
         return subprocess.run([*self.toolchain.command, "-w", *extra, str(path)], capture_output=True, text=True,
