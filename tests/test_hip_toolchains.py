@@ -92,8 +92,9 @@ def test_52_is_the_system_hipcc_for_amd():
     assert hip_toolchains.command("5.2") == [shutil.which("hipcc"), "-x", "hip", "--offload-arch=gfx90a",
                                              "-fsyntax-only"]
     assert hip_toolchains.env("5.2")["HIP_PLATFORM"] == "amd"
-    assert toolchain.library_includes == ((str(hip_toolchains.ROCM_LIBRARY_INCLUDE),)
-                                          if hip_toolchains.ROCM_LIBRARY_INCLUDE.is_dir() else ())
+    assert toolchain.library_includes == (str(hip_toolchains.ROCM_LIBRARY_INCLUDE),)
+    assert hip_toolchains.library_includes("5.2") == ([str(hip_toolchains.ROCM_LIBRARY_INCLUDE)]
+                                                      if hip_toolchains.ROCM_LIBRARY_INCLUDE.is_dir() else [])
 
 
 def test_the_folder_follows_the_environment(monkeypatch, tmp_path):

@@ -62,6 +62,7 @@ class Toolchain:
     hip_version: str    # hip_version.h's MAJOR.MINOR.PATCH: "7.2.53211"
     clang_version: str  # "22.1.8"
     identity: str       # changes whenever the compiler or its headers do (for compile cache keys)
+    # folders of ROCm library headers outside the release's tree (5.2: fetched; absent until then)
     library_includes: tuple[str, ...] = ()
 
     @property
@@ -188,8 +189,8 @@ def _system_52() -> Toolchain | str:
     package = re.match(r"(?:\d+:)?(\d+\.\d+\.\d+)", dpkg.stdout) if dpkg and dpkg.returncode == 0 else None
     rocm = package.group(1) if package else hip.group(1)
     identity = f"5.2:{hashlib.sha256(out.encode() + rocm.encode()).hexdigest()[:16]}"
-    includes = (str(ROCM_LIBRARY_INCLUDE),) if ROCM_LIBRARY_INCLUDE.is_dir() else ()
-    return Toolchain("5.2", (exe,), (("HIP_PLATFORM", "amd"),), rocm, hip.group(1), clang.group(1), identity, includes)
+    return Toolchain("5.2", (exe,), (("HIP_PLATFORM", "amd"),), rocm, hip.group(1), clang.group(1), identity,
+                     (str(ROCM_LIBRARY_INCLUDE),))
 
 
 @functools.cache
@@ -222,9 +223,15 @@ def env(release: str) -> dict[str, str] | None:
 
 
 def library_includes(release: str) -> list[str]:
-    """-I folders with the release's ROCm library headers that are not in its own tree."""
+    """-I folders with the release's ROCm library headers that are not in its own tree (those
+    that are there: 5.2's are fetched by tests/harness/fetch_rocm_library_headers.sh)."""
     found = get(release)
-    return list(found.library_includes) if found else []
+    return [d for d in found.library_includes if os.path.isdir(d)] if found else []
+
+
+def rescan() -> None:
+    """Forget what was found (after a fetch, or with another CUDA2HIP_HIP_TOOLCHAINS)."""
+    _find.cache_clear()
 
 
 def available() -> list[str]:
