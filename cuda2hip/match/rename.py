@@ -54,8 +54,17 @@ class Resolution(NamedTuple):  # (a NamedTuple: a frozen dataclass costs every r
     label: str  # library of the target (hipBLAS, rocBLAS, ...)
 
 
+def resolve_for(entry: ApiEntry, settings) -> Resolution:
+    """What `entry` becomes under the run's settings (its target release, profile, --experimental)."""
+    return resolve(entry, settings.library_profile, version_tuple(settings.target_rocm), settings.target_rocm,
+                   settings.experimental)
+
+
 def resolve(entry: ApiEntry, profile: str, target_rocm: tuple[int, ...] | None, rocm_text: str,
             experimental: bool) -> Resolution:
+    """What `entry` becomes for `profile` at the release `target_rocm` (`rocm_text` as the user wrote
+    it). A run always has a target; None (no version gating: every name some release has, as long as
+    none removed it) is only for the tools that generate data from the tables."""
     lib = entry.library
     roc = profile == "roc" and lib in ROC_LIBRARY
     if roc:
@@ -129,7 +138,7 @@ class _TableRule(CompiledRule):
         for cuda, hip in (rule.names or {}).items():
             self.entries[cuda.encode()] = ApiEntry.inline(cuda, hip, kind, params.get("library", "user"),
                                                           str(params.get("hip_added", "")))
-        self.target = version_tuple(settings.target_rocm) if settings.target_rocm else None
+        self.target = version_tuple(settings.target_rocm)
         self._resolved: dict[str, Resolution] = {}
 
     combine = classmethod(combine_name_tables)
@@ -144,7 +153,7 @@ class _TableRule(CompiledRule):
         if res is None:
             s = self.settings
             res = self._resolved[entry.cuda] = resolve(entry, s.library_profile, self.target,
-                                                       s.target_rocm or "", s.experimental)
+                                                       s.target_rocm, s.experimental)
         return res
 
     def entry(self, name: bytes) -> ApiEntry | None:

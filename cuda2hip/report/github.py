@@ -34,5 +34,5 @@ def render(run, ctx) -> str:
         lines.append(f"::{LEVELS[f.severity.label]} {','.join(props)}::{_data(f.message)}")
     for e in run.errors:
         lines.append(f"::error file={_prop(repo_path(e.path, root))},title=cuda2hip::{_data(e.reason)}")
-    lines.append(summary_line(summarize(run, ctx.settings.fail_on), run.mode.value))
+    lines.append(summary_line(summarize(run, ctx.settings), run.mode.value))
     return "\n".join(lines) + "\n"

@@ -119,7 +119,7 @@ def _file_view(result, findings, sources: Sources, root: Path, ids, show_fixes: 
 def build_context(run, ctx) -> dict:
     settings = ctx.settings
     root = Path(settings.root)
-    s = summarize(run, settings.fail_on)
+    s = summarize(run, settings)
     sources = Sources(run)
     by_path = defaultdict(list)
     for f in run.findings:  # suppressed ones too: the page hides them until asked

@@ -63,7 +63,7 @@ def render(run, ctx) -> str:
             lines.append("")
     for e in run.errors:
         lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {shown_path(e.path)}: {e.reason}")
-    summary = summarize(run, ctx.settings.fail_on)
+    summary = summarize(run, ctx.settings)
     lines.append(summary_line(summary, run.mode.value))
     return "\n".join(lines) + "\n"
 
@@ -95,4 +95,5 @@ def summary_line(s: dict, mode: str) -> str:
         parts.append(f"{s['baselined']} in the baseline.")
     if s["errors"]:
         parts.append(f"{len(s['errors'])} file error{'s' if len(s['errors']) != 1 else ''}.")
+    parts.append(f"Target: ROCm {s['target_rocm']}.")
     return " ".join(parts)
