@@ -24,6 +24,8 @@ import re
 from pathlib import Path
 
 FACTS = Path(__file__).resolve().parents[1] / "data" / "rocm-headers.json"
+PROBE_FACTS = Path(__file__).resolve().parents[1] / "data" / "rocm-probes.json"
+PROBE_NOTE = "compile probe"
 
 # The Debian -dev package of each library's target, by profile (None: no package to check).
 HIP_RUNTIME = "libamdhip64-dev"
@@ -53,8 +55,12 @@ def vt(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-def load_facts(path: Path = FACTS) -> dict:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+def load_facts(path: Path = FACTS, probes: Path | None = PROBE_FACTS) -> dict:
+    """The header facts, with the compile probes' under "probes" (tools/rocm_headers/probe_audit.py)."""
+    facts = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if facts and probes is not None and probes.is_file():
+        facts["probes"] = json.loads(probes.read_text(encoding="utf-8"))
+    return facts
 
 
 def lookup_name(target: str) -> str:
@@ -164,12 +170,20 @@ def apply(row: list, library: str, facts: dict) -> list:
         opt_in = drop and opt_in_only(facts, lookup_name(target), package)
         if opt_in:  # declared, but only under a documented switch: written, and the note says so
             notes.append(f"{AUDIT_NOTE}, {profile}: {label} `{target}` is declared only {opt_in}")
-            continue
-        if not why:
-            continue
-        if drop:
+        elif why and drop:
             row[t] = None
             notes.append(f"{AUDIT_NOTE}, {profile}: {label}'s `{target}` is {why}, so it is not written")
+            continue
+        elif why:
+            row[a], row[r] = added, removed
+            notes.append(f"{AUDIT_NOTE}, {profile}: {label} `{target}` {why}")
+        probed = probe_correction(facts.get("probes") or {}, target, row[a], row[r])
+        if probed is None:
+            continue
+        added, removed, why, drop = probed
+        if drop:
+            row[t] = None
+            notes.append(f"{AUDIT_NOTE}, {profile}: {label}'s `{target}` {why}, so it is not written")
         else:
             row[a], row[r] = added, removed
             notes.append(f"{AUDIT_NOTE}, {profile}: {label} `{target}` {why}")
@@ -181,3 +195,32 @@ def is_plain_c(target: str) -> bool:
     from cuda2hip.match.rename import _PLAIN_C  # the rename rules never check these against a ROCm version
 
     return bool(_PLAIN_C.match(target))
+
+
+def probe_correction(probes: dict, target: str, added: str, removed: str) -> tuple[str, str, str, bool] | None:
+    """(added, removed, why, drop) where a compile probe fails at an audited release at which the
+    row writes `target`; None where the probes agree. The probes only ever take releases away:
+    where they compile a name the data dates later, the data stands (the 5.2 probes compile the
+    libraries against newer library headers than ROCm 5.2's)."""
+    results = probes.get("names", {}).get(target)
+    if not results:
+        return None
+    written = [r for r in results if (not added or vt(added) <= vt(r)) and not (removed and vt(removed) <= vt(r))]
+    failing = [r for r in written if results[r][1]]
+    if not failing:
+        return None
+    passing = [r for r in written if not results[r][1]]
+
+    def cite(r: str) -> str:
+        return f"{r} ({probes['releases'][r]['compiler']}: {results[r][1]})"
+
+    if not passing:
+        return added, removed, (f"does not compile at ROCm {', '.join(failing)} ({PROBE_NOTE}: "
+                                + "; ".join(cite(r) for r in failing) + ")"), True
+    if all(vt(f) < vt(passing[0]) for f in failing):
+        return passing[0], removed, (f"added {passing[0]} ({PROBE_NOTE}: compiles at {passing[0]}, "
+                                     f"not at {cite(failing[-1])})"), False
+    if all(vt(f) > vt(passing[-1]) for f in failing):
+        return added, failing[0], (f"removed {failing[0]} ({PROBE_NOTE}: compiles at {passing[-1]}, "
+                                   f"not at {cite(failing[0])})"), False
+    return None  # fails between releases it compiles at: not a version range (problems.py reports it)
