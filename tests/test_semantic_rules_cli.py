@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from conftest import AT_EVERY_RELEASE
 from cuda2hip.match.plugins.streams import DEFAULT_STREAM_FLAGS, hip_default_stream_flag
 
 COPY = """#include <cuda_runtime.h>
@@ -32,6 +33,7 @@ def test_default_stream_flag_mapping(args, flag):
     assert hip_default_stream_flag(args) == flag
 
 
+@AT_EVERY_RELEASE
 @pytest.mark.parametrize("flag", sorted(set(DEFAULT_STREAM_FLAGS.values())))
 def test_mapped_default_stream_flags_are_accepted_by_hipcc(flag, hipcc, tmp_path):
     src = tmp_path / "k.hip"

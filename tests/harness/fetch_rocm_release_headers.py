@@ -102,11 +102,12 @@ def fetch_suite(suite: str, out: Path, work: Path) -> dict:
     return {"packages": packages, "missing": missing}
 
 
-def extract(deb: Path, out: Path) -> None:
-    """The MEMBERS of one package into `out` (a package may have none of some patterns)."""
+def extract(deb: Path, out: Path, members: tuple[str, ...] = MEMBERS, exclude: tuple[str, ...] = ()) -> None:
+    """The `members` of one package into `out` (a package may have none of some patterns; no
+    patterns: all of it but `exclude`)."""
     tarball = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)
-    subprocess.run(["tar", "-x", "-C", str(out), "--wildcards", *MEMBERS], stdin=tarball.stdout,
-                   stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(["tar", "-x", "-C", str(out), *[f"--exclude={e}" for e in exclude], "--wildcards", *members],
+                   stdin=tarball.stdout, stderr=subprocess.DEVNULL, check=False)
     tarball.stdout.close()
     if tarball.wait() != 0:
         raise SystemExit(f"{deb}: dpkg-deb could not read the package")
