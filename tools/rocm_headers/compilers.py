@@ -1,10 +1,9 @@
 """The compiler of each audited ROCm release, for the compile probes (probe_run.py).
 
 In order: a command given for the release (`--compiler 7.2=CMD` or the environment variable
-CUDA2HIP_HIPCC_7_2, a shell-quoted command line), the project's release toolchains
-(tests/harness/hip_toolchains.py `command(release)`, when that module is there and has the
-release), and for 5.2 Debian 12's hipcc (`HIP_PLATFORM=amd hipcc`) with the ROCm library headers
-Debian 12 lacks (tests/harness/fetch_rocm_library_headers.sh).
+CUDA2HIP_HIPCC_7_2, a shell-quoted command line), else the project's release toolchains
+(tests/harness/hip_toolchains.py: 7.2 and 6.4 prepared by tests/harness/fetch_hip_toolchain.py,
+5.2 Debian 12's hipcc with the ROCm library headers Debian 12 lacks).
 
 Each command is a compiler invocation up to the flags; the probes add `-x hip -fsyntax-only
 -std=c++17` and the source file.
@@ -12,16 +11,14 @@ Each command is a compiler invocation up to the flags; the probes add `-x hip -f
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import shlex
-import shutil
+import sys
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LIBRARY_HEADERS = ROOT / ".cache" / "rocm-library-headers" / "usr" / "include"
 TOOLCHAINS = ROOT / "tests" / "harness" / "hip_toolchains.py"
 
 
@@ -46,33 +43,34 @@ def env_name(release: str) -> str:
 def _toolchains():
     if not TOOLCHAINS.is_file():
         return None
-    spec = importlib.util.spec_from_file_location("hip_toolchains", TOOLCHAINS)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    if str(TOOLCHAINS.parent) not in sys.path:
+        sys.path.insert(0, str(TOOLCHAINS.parent))
+    import hip_toolchains
+
+    return hip_toolchains
 
 
 def find(release: str, given: dict[str, str] | None = None) -> Compiler | None:
     text = (given or {}).get(release) or os.environ.get(env_name(release))
     if text:
-        return Compiler(release, shlex.split(text), f"given: {text}")
+        given_one = Compiler(release, shlex.split(text), "")
+        given_one.label = f"{given_one.version()} (given: {text})"
+        return given_one
     toolchains = _toolchains()
-    if toolchains is not None:
-        try:
-            command = toolchains.command(release)
-        except (KeyError, LookupError, ValueError, OSError):
-            command = None
-        if command:
-            return Compiler(release, list(command), "tests/harness/hip_toolchains.py")
-    if release == "5.2" and shutil.which("hipcc"):
-        extra = ["-I", str(LIBRARY_HEADERS)] if LIBRARY_HEADERS.is_dir() else []
-        return Compiler(release, ["hipcc", "--offload-arch=gfx90a", *extra],
-                        "Debian 12 hipcc (HIP 5.2) with the ROCm library headers of Debian trixie",
-                        env={"HIP_PLATFORM": "amd"})
-    return None
+    found = toolchains.get(release) if toolchains is not None and release in toolchains.RELEASES else None
+    if found is None:
+        return None
+    label = f"HIP {found.rocm_version}, clang {found.clang_version}"
+    if release == "5.2":
+        label = f"Debian 12 hipcc: {label}; the libraries' headers of Debian trixie"
+    else:
+        label = f"Debian's packages: {label} (tests/harness/fetch_hip_toolchain.py)"
+    includes = [f"-I{p}" for p in found.library_includes]
+    return Compiler(release, [*found.command, *includes], label, env=dict(found.environment))
 
 
 def how_to_get(release: str) -> str:
-    return (f"no compiler for ROCm {release}: give one with --compiler {release}=CMD or {env_name(release)}=CMD"
-            + (" (or fetch the release toolchains: tests/harness/hip_toolchains.py)" if release != "5.2" else
-               " (or apt-get install hipcc)"))
+    toolchains = _toolchains()
+    why = toolchains.why_missing(release) if toolchains is not None and release in toolchains.RELEASES else ""
+    return (f"no compiler for ROCm {release}: {why or 'no toolchain'}; or give one with --compiler {release}=CMD "
+            f"or {env_name(release)}=CMD")

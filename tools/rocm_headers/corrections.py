@@ -150,7 +150,8 @@ def correct(added: str, removed: str, releases: list[tuple[str, bool, str]]) -> 
 
 
 def apply(row: list, library: str, facts: dict) -> list:
-    """The row with its versions corrected by the header facts (a new list; notes appended)."""
+    """The row with its versions corrected by the header facts, then by the compile probes (a new
+    list; notes appended)."""
     if not facts:
         return row
     row = list(row)
@@ -162,11 +163,9 @@ def apply(row: list, library: str, facts: dict) -> list:
             continue
         if by_compiler(facts, lookup_name(target)):
             continue  # the compiler or the C++ library declares it: no ROCm release to date it by
-        releases = checked(facts, lookup_name(target), package)
-        if not releases:
-            continue
-        added, removed, why, drop = correct(row[a], row[r], releases)
         label = LABELS.get(package, package)
+        releases = checked(facts, lookup_name(target), package)
+        added, removed, why, drop = correct(row[a], row[r], releases) if releases else (row[a], row[r], "", False)
         opt_in = drop and opt_in_only(facts, lookup_name(target), package)
         if opt_in:  # declared, but only under a documented switch: written, and the note says so
             notes.append(f"{AUDIT_NOTE}, {profile}: {label} `{target}` is declared only {opt_in}")

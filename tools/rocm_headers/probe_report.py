@@ -117,7 +117,7 @@ def section(probe_facts: dict) -> str:
     ]
     for release, info in probe_facts.get("releases", {}).items():
         n = sum(1 for v in probe_facts["names"].values() if release in v)
-        lines.append(f"| {release} | {info['compiler']} ({info['from']}) | {n} | {info['seconds']} s |")
+        lines.append(f"| {release} | {info['compiler']} | {n} | {info['seconds']} s |")
     for release, fig in figs.items():
         libs = fig["libraries"]
         total = {k: sum(v[k] for v in libs.values()) for k in ("checked", "passed", "corrected", "unavailable")}
