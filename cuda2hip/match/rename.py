@@ -92,7 +92,8 @@ def resolve(entry: ApiEntry, profile: str, target_rocm: tuple[int, ...] | None, 
         return Resolution(None, f"{label}'s `{name}` is experimental (enable with --experimental)", label)
     plain = bool(_PLAIN_C.match(name))
     if target_rocm is not None and not plain:
-        if not added:
+        # (a rule's own `names:` without `hip_added` are vouched for by the rule: every release)
+        if not added and entry.section:
             return Resolution(None, f"the tables give no ROCm version for {label}'s `{name}`, so it is not "
                                     f"known to exist in ROCm {rocm_text}", label)
         if version_tuple(added) > target_rocm:

@@ -13,7 +13,8 @@ package) a header declares it. Where the headers contradict the tables, the head
 - declared by no checked release although the tables say it is in one of them: the name is not
   emitted (the row keeps HIPIFY's name in its note, and HIP102 gives the reason).
 
-Versions are ROCm release lines (major.minor: Debian packages these libraries by ROCm version).
+Versions are ROCm release lines (major.minor), each Debian suite's being its HIP's: a target release
+is the platform of a suite, whatever library versions it packages (sid: HIP 6.4, hipBLASLt 7.1).
 Every corrected row says so in its note, naming the header and the Debian package version.
 """
 
@@ -103,7 +104,9 @@ def checked(facts: dict, name: str, package: str) -> list[tuple[str, bool, str]]
     for suite, pkgs in facts.get("releases", {}).items():
         if owner not in pkgs:
             continue
-        version = rocm_version(pkgs[owner])
+        # the suite's ROCm release (its HIP's): a target release is a suite's platform, whose
+        # libraries are whatever versions the suite packages (sid: HIP 6.4 with hipBLASLt 7.1)
+        version = rocm_version(pkgs.get(HIP_RUNTIME) or pkgs[owner])
         hits = [e for e in found if e[0] == suite]
         cite = f"{hits[0][2]}, Debian {suite} {hits[0][1]} {pkgs[hits[0][1]]}" if hits else \
             f"Debian {suite} {owner} {pkgs[owner]}"
