@@ -28,7 +28,7 @@ def _click_option(o: Option):
         else:
             kw["default"] = o.default
         if o.show_default:
-            kw["show_default"] = o.show_default
+            kw["show_default"] = True
         if o.metavar:
             kw["metavar"] = o.metavar
         if o.kind == "choice":

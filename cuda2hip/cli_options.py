@@ -26,7 +26,7 @@ class Option:
 
     def __init__(self, decls: tuple[str, ...], dest: str, kind: str, help: str | None = None, *,
                  choices: tuple[str, ...] = (), flag_value: str | None = None, metavar: str | None = None,
-                 default=_UNSET, show_default: bool | str = False, multiple: bool = False, minimum: int | None = None,
+                 default=_UNSET, show_default: bool = False, multiple: bool = False, minimum: int | None = None,
                  file_okay: bool = True, dir_okay: bool = True):
         self.decls, self.dest, self.kind, self.help = decls, dest, kind, help
         self.choices, self.flag_value, self.metavar = choices, flag_value, metavar
@@ -55,9 +55,9 @@ COMMON = (
     Option(("--fail-on",), "fail_on", "choice", choices=SEVERITIES,
            help="Lowest severity that makes the exit code 1 (default: warning)."),
     Option(("--target-rocm",), "target_rocm", "choice", choices=rocm_releases.AUDITED,
-           show_default=f"{rocm_releases.DEFAULT}, or `target-rocm` in the configuration",
-           help="ROCm release to migrate for: write only HIP names its headers declare, and report what "
-                "it lacks (the releases the name tables were audited against; docs/audit.md)."),
+           help=f"ROCm release to migrate for (default: {rocm_releases.DEFAULT}, the newest; or `target-rocm` in "
+                "the configuration): write only HIP names its headers declare and report what it lacks. "
+                "The releases the name tables were audited against (docs/audit.md)."),
     Option(("--offload-arch",), "offload_arch", "text", multiple=True, metavar="GFX",
            help="AMD GPU target(s) for build files (e.g. gfx942; repeat or comma-separate): "
                 "replaces CUDA architectures, which cannot be mapped automatically."),

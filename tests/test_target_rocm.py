@@ -168,3 +168,19 @@ def test_hipblas_v2_functions_follow_the_target(tmp_path, target, written):
 def test_legacy_stream_follows_the_target(tmp_path, target, legacy):
     src = "void f(int* d) { cudaStreamSynchronize(cudaStreamLegacy); }\n"
     assert ("HIP305" in {c for c, _ in _codes(tmp_path, src, "--target-rocm", target)}) is legacy
+
+
+def test_a_rules_own_names_need_no_version(tmp_path):
+    """A project's rename rule (`names:` without `hip_added`) vouches for its names: they are written
+    at every target (regression: with the default target, "no ROCm version known" refused them)."""
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "mine.yaml").write_text(
+        "code: HIP901\nid: my-renames\nkind: rename\nseverity: warning\nsummary: ours\n"
+        "message: \"`$NAME` -> `$HIP`\"\nfix:\n  applicability: safe\nnames:\n  myCudaAlloc: myHipAlloc\n"
+        "docs:\n  what: Renames our allocator.\n  why: Our HIP build has its own.\n")
+    (tmp_path / "cuda2hip.toml").write_text('rule-dirs = ["rules"]\nselect = ["HIP901"]\n')
+    (tmp_path / "a.cu").write_text("void f() { myCudaAlloc(); }\n")
+    for target in rocm_releases.AUDITED:
+        proc = run_cli("fix", "--no-cache", "--stdout", "--target-rocm", target, "a.cu", cwd=tmp_path)
+        assert "myHipAlloc();" in proc.stdout, (target, proc.stdout, proc.stderr)
