@@ -1,15 +1,18 @@
 """`--format sarif`: SARIF 2.1.0 as GitHub code scanning reads it.
 
-Rules carry their documentation (`help.markdown` from rulebook/docs.py); results carry a
-repo-relative location (against `%SRCROOT%` = the project root), a region whose columns count
-Unicode code points (`columnKind`), and `partialFingerprints` that survive line shifts.
-Suppressed findings are included with `suppressions[]` (GitHub shows them as dismissed).
+Rules carry their documentation (`help.markdown` from rulebook/docs.py), a `helpUri` to cuda2hip's
+own page of the rule when a base for them is known (see `rule_docs_template`), and metadata
+(`defaultConfiguration.level`, `properties.tags` / `precision`). Results carry a repo-relative
+location (against `%SRCROOT%` = the project root), a region whose columns count Unicode code
+points (`columnKind`), `partialFingerprints` that survive line shifts, and the finding's fix as
+`fixes[]`. Suppressed findings are included with `suppressions[]` (GitHub shows them as dismissed).
 """
 
 from __future__ import annotations
 
 import json
-import re
+import os
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
@@ -21,22 +24,50 @@ from .summary import summarize
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
 ROOT_ID = "%SRCROOT%"
-_URL = re.compile(r"https?://[^\s)>\]\"']+")
+# Where a rule's page is: this environment variable, else the "Rule docs" entry of the package's
+# [project.urls]; "{code}" stands for the rule code (e.g.
+# https://example.org/cuda2hip/blob/v0.2.0/docs/rules/{code}.md). Neither: no helpUri (the page's
+# text is in `help` all the same).
+DOCS_URL_ENV = "CUDA2HIP_RULE_DOCS_URL"
+DOCS_URL_LABEL = "rule docs"
+# How sure a finding of each kind is (GitHub code scanning's `precision`): the name tables and
+# header maps are exact look-ups; names no table knows and names in strings may be the project's
+# own; the others are syntactic checks of one construct.
+PRECISION = {"rename": "very-high", "unmapped": "very-high", "include": "very-high", "legacy-api": "very-high",
+             "unknown-cuda-name": "medium", "unknown-cuda-header": "medium", "cuda-name-in-string": "medium"}
+
+
+@lru_cache(maxsize=1)
+def rule_docs_template() -> str | None:
+    """The URL template of the rule pages (see DOCS_URL_ENV), or None."""
+    given = os.environ.get(DOCS_URL_ENV, "").strip()
+    if given:
+        return given
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        urls = metadata("cuda2hip").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == DOCS_URL_LABEL and url.strip():
+            return url.strip()
+    return None
 
 
 def _help_uri(rule) -> str | None:
-    """The first source the rule's docs cite: a public page about the finding's subject."""
-    for ref in rule.docs.references:
-        m = _URL.search(ref)
-        if m:
-            return m.group(0).rstrip(".,;")
-    return None
+    template = rule_docs_template()
+    if not template:
+        return None
+    return template.replace("{code}", rule.code) if "{code}" in template else f"{template.rstrip('/')}/{rule.code}.md"
 
 
 def rule_descriptor(rule) -> dict:
     from ..rulebook.docs import rule_markdown
 
     markdown = rule_markdown(rule)
+    fix = rule.fix.applicability if rule.fix else "none"
     desc = {
         "id": rule.code,
         "name": rule.id,
@@ -44,13 +75,49 @@ def rule_descriptor(rule) -> dict:
         "fullDescription": {"text": " ".join(rule.docs.what.split())},
         "help": {"text": markdown, "markdown": markdown},
         "defaultConfiguration": {"level": LEVELS[rule.severity], "enabled": rule.enabled},
-        "properties": {"tags": [rule.language, rule.kind], "effort": rule.effort,
-                       "fix": rule.fix.applicability if rule.fix else "none"},
+        "properties": {"tags": ["cuda-to-hip", f"language:{rule.language}", f"kind:{rule.kind}",
+                                f"effort:{rule.effort}", f"fix:{fix}"],
+                       "precision": PRECISION.get(rule.kind, "high"),
+                       "effort": rule.effort, "fix": fix},
     }
     uri = _help_uri(rule)
     if uri:
         desc["helpUri"] = uri
     return desc
+
+
+def _region(src, start: int, end: int) -> dict:
+    """The SARIF region of bytes [start, end) of `src`'s UTF-8 data: lines and code-point columns
+    (endColumn is the column after the region: an insertion has startColumn == endColumn) and the
+    byte offsets into the file as stored (after a UTF-8 BOM; in an 8-bit encoding, one byte per
+    character)."""
+    line, col, end_line, end_col = src.span(start, end)
+
+    def file_offset(offset: int) -> int:
+        if src.encoding != "utf-8":
+            return len(src.data[:offset].decode("utf-8", "replace"))
+        return offset + (3 if src.bom else 0)
+
+    first = file_offset(start)
+    return {"startLine": line, "startColumn": col, "endLine": end_line, "endColumn": end_col,
+            "byteOffset": first, "byteLength": file_offset(end) - first}
+
+
+def _fixes(f, src, location: dict) -> list[dict]:
+    """`fixes[]` of a finding: its edits as replacements in the file the finding is in."""
+    if f.fix is None or src is None or any(e.end > len(src.data) or e.start > e.end for e in f.fix.edits):
+        return []
+    kind = f.fix.applicability.value
+    what = {"safe": "safe fix", "unsafe": "unsafe fix", "display-only": "suggestion"}[kind]
+    replacements = []
+    for e in f.fix.edits:
+        r = {"deletedRegion": _region(src, e.start, e.end)}
+        if e.text:
+            r["insertedContent"] = {"text": e.text}
+        replacements.append(r)
+    return [{"description": {"text": f"{f.fix.description or 'Fix'} ({what})"},
+             "artifactChanges": [{"artifactLocation": location, "replacements": replacements}],
+             "properties": {"applicability": kind}}]
 
 
 def _uri(path: str, root: Path) -> str:
@@ -63,16 +130,18 @@ def render(run, ctx) -> str:
     codes = sorted({r.code for r in engine.selected} | {f.code for f in run.findings})
     rules = [r for r in (engine.rule_by_code(c) for c in codes) if r is not None]
     index = {r.code: i for i, r in enumerate(rules)}
-    prints = fingerprints(run.findings, root, Sources(run))
+    sources = Sources(run)
+    prints = fingerprints(run.findings, root, sources)
     results = []
     for f in sorted(run.findings, key=lambda f: f.sort_key):
         region = {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line, "endColumn": f.end_column}
+        location = {"uri": _uri(f.path, root), "uriBaseId": ROOT_ID}
         result = {
             "ruleId": f.code,
             "level": LEVELS[f.severity.label],
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": _uri(f.path, root), "uriBaseId": ROOT_ID},
+                "artifactLocation": location,
                 "region": region,
             }}],
             "partialFingerprints": {VERSION: prints[id(f)]},
@@ -83,6 +152,9 @@ def render(run, ctx) -> str:
             result["ruleIndex"] = index[f.code]
         if f.suppressed:
             result["suppressions"] = [{"kind": "inSource", "status": "accepted"}]
+        fixes = _fixes(f, sources.get(f.path), location) if f.fix is not None else []
+        if fixes:
+            result["fixes"] = fixes
         results.append(result)
     notifications = [{
         "level": "error",

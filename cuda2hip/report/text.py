@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from ..source import SourceError, SourceText
-from .summary import shown_path, summarize, visible
+from .summary import hidden_note, shown, shown_path, summarize
 
+# control characters and bidirectional controls, but not tabs: escaped in --show-fixes lines
+_CODE_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "hint": "blue"}
 CONTEXT_LINES = 1
 
@@ -42,7 +45,7 @@ def _frame(src: SourceText | None, f, ctx) -> list[str]:
 def render(run, ctx) -> str:
     lines: list[str] = []
     by_file = defaultdict(list)
-    for f in visible(run.findings, ctx.show_suppressed):
+    for f in shown(run.findings, ctx):
         by_file[f.path].append(f)
     for path in sorted(by_file):
         try:
@@ -60,12 +63,35 @@ def render(run, ctx) -> str:
                 label = {"safe": "fix", "unsafe": "unsafe fix", "display-only": "suggestion"}[f.fix.applicability.value]
                 desc = f.fix.description or "available"
                 lines.append(f"  {_style('=', ctx, fg='green')} {label}: {desc}")
+                if ctx.fix_details and src is not None:
+                    lines.extend(_edit_lines(src, f.fix, ctx))
             lines.append("")
     for e in run.errors:
         lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {shown_path(e.path)}: {e.reason}")
-    summary = summarize(run, ctx.settings)
-    lines.append(summary_line(summary, run.mode.value))
-    return "\n".join(lines) + "\n"
+    if ctx.fix_details and run.fixed:
+        from .applied import applied_lines
+
+        lines.extend(applied_lines(run, ctx))
+    if not ctx.quiet:
+        summary = summarize(run, ctx.settings)
+        lines.append(summary_line(summary, run.mode.value))
+        note = hidden_note(run, ctx)
+        if note:
+            lines.append(note)
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _edit_lines(src, fix, ctx) -> list[str]:
+    """--show-fixes: the lines a fix changes, before (-) and after (+)."""
+    from .codeview import fix_preview
+
+    preview = fix_preview(src, fix)
+    # (code is printed as read: control characters escaped, so no line of it drives the terminal)
+    preview = [type(p)(p.kind, _CODE_CONTROL.sub(lambda m: repr(m.group())[1:-1], p.text)) for p in preview]
+    if not preview:
+        return ["    (the edit spans more lines than are shown here: see `cuda2hip fix --diff`)"]
+    return [f"    {_style(('- ' if p.kind == 'del' else '+ ') + p.text, ctx, fg='red' if p.kind == 'del' else 'green')}"
+            for p in preview]
 
 
 def summary_line(s: dict, mode: str) -> str:
