@@ -65,7 +65,7 @@ def test_the_configuration_refuses_other_values(project, line, hint):
     assert proc.returncode == 2 and hint in proc.stderr, proc.stderr
 
 
-@pytest.mark.parametrize("fmt", ["text", "github", "json", "sarif", "markdown", "html"])
+@pytest.mark.parametrize("fmt", ["text", "github", "json", "sarif", "markdown", "html", "junit"])
 def test_every_report_names_the_target(project, fmt):
     for target in ("5.2", None):
         args = ["--target-rocm", target] if target else []
@@ -80,6 +80,8 @@ def test_every_report_names_the_target(project, fmt):
             assert props["targetRocm"] == want and props["summary"]["target_rocm"] == want
         elif fmt == "html":
             assert re.search(rf'data-summary="target-rocm">ROCm {re.escape(want)}<', out)
+        elif fmt == "junit":
+            assert f'<property name="target-rocm" value="{want}" />' in out
         else:
             assert f"ROCm {want}" in out
 
