@@ -186,3 +186,9 @@ def test_a_rules_own_names_need_no_version(tmp_path):
     for target in rocm_releases.AUDITED:
         proc = run_cli("fix", "--no-cache", "--stdout", "--target-rocm", target, "a.cu", cwd=tmp_path)
         assert "myHipAlloc();" in proc.stdout, (target, proc.stdout, proc.stderr)
+
+
+def test_the_top_level_help_names_the_default():
+    text = " ".join(run_cli("--help").stdout.split())
+    assert f"The target is ROCm {rocm_releases.DEFAULT} unless --target-rocm" in text
+    assert rocm_releases.listing() in text
