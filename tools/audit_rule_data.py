@@ -40,7 +40,7 @@ from rocm_headers.facts import collect, render  # noqa: E402
 from rocm_headers.problems import problems  # noqa: E402
 from rocm_headers.releases import load  # noqa: E402
 from rocm_headers.targets import (build_targets, fix_targets, include_targets, inline_targets,  # noqa: E402
-                                  table_targets)
+                                  kept_headers, table_targets)
 
 from cuda2hip import rocm_releases  # noqa: E402
 
@@ -68,7 +68,7 @@ def probe(tables_dir: Path | None, releases: list[str], given: dict[str, str], f
     # the names to probe: what the tables write once the header facts (not the probes) corrected them
     tables = generate_rule_data.build_all(tables_dir, header_facts) if tables_dir else committed_tables()
     inline, fixed = inline_targets(), fix_targets()
-    includes = sorted({t.name for t in include_targets()})
+    includes = sorted({t.name for t in include_targets() + kept_headers()})
     try:
         from rocm_headers import probe_calls
 
@@ -94,7 +94,8 @@ def probe(tables_dir: Path | None, releases: list[str], given: dict[str, str], f
 def write_probes(probe_facts: dict, tables_dir: Path | None) -> None:
     if tables_dir is not None:
         hipify = generate_rule_data.build_all(tables_dir)
-        extra = probe_report.extra_labels(inline_targets(), fix_targets(), include_targets(), committed_tables())
+        extra = probe_report.extra_labels(inline_targets(), fix_targets(), include_targets(), committed_tables(),
+                                          kept_headers())
         probe_facts["figures"] = probe_report.figures(hipify, committed_tables(), probe_facts, extra)
     elif "figures" in probe_audit.load():
         probe_facts["figures"] = probe_audit.load()["figures"]

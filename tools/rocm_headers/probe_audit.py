@@ -92,7 +92,7 @@ def run_release(release: str, compiler: Compiler, tables, inline, fixed, include
     seconds = round(time.monotonic() - start)
     log(f"ROCm {release}: {sum(1 for o in results.values() if o.error)} fail; {runner.units} units, {seconds} s")
     return {
-        "compiler": compiler.label, "units": runner.units, "seconds": seconds,
+        "compiler": compiler.label, "units": runner.units,
         "broken_headers": runner.broken_headers,
         "results": {k: [o.form, o.error] for k, o in results.items()},
     }
@@ -103,7 +103,7 @@ def merge(old: dict, fresh: dict[str, dict], source: str) -> dict:
     releases = {**old.get("releases", {})}
     names = {k: dict(v) for k, v in old.get("names", {}).items()}
     for release, got in fresh.items():
-        releases[release] = {k: got[k] for k in ("compiler", "units", "seconds", "broken_headers")}
+        releases[release] = {k: got[k] for k in ("compiler", "units", "broken_headers")}
         for name in names:
             names[name].pop(release, None)
         for name, verdict in got["results"].items():

@@ -103,7 +103,8 @@ def section(probe_facts: dict) -> str:
         "",
         "`python tools/audit_rule_data.py --probe --write` writes, for every name the rules can write",
         "(the name tables of both profiles, the rules' inline names, the headers of the include maps,",
-        "the names fixes introduce), a line of HIP code that uses it: a call with CUDA's argument",
+        "the names fixes introduce, and Thrust's headers, which migrated code keeps for rocThrust),",
+        "a line of HIP code that uses it: a call with CUDA's argument",
         "types as the migration writes them where the signature data knows the function, a pointer",
         "declaration for a type, `decltype` of a value, `#ifndef` of a macro, else a using-declaration.",
         "The lines go into one translation unit per library, compiled with each release's compiler;",
@@ -112,12 +113,20 @@ def section(probe_facts: dict) -> str:
         "(`tools/rocm_headers/corrections.py`; the row's note quotes the error, HIP102 reports the",
         "name). The facts are in `tools/data/rocm-probes.json`.",
         "",
-        "| release | compiler | probes | time |",
+        "Per release and library: *names checked*, the names the tables write there plus those the audit",
+        "took away there; *passed*, written there and compiled; *corrected*, written there with ROCm",
+        "versions the audit (headers or probes) changed from HIPIFY's; *unavailable*, names HIPIFY's",
+        "tables would write there that the audit does not (HIP102 reports them, saying why). The 5.2",
+        "compiler is Debian 12's hipcc, whose ROCm libraries come from Debian trixie: its library",
+        "figures are those of the platform the tests use, and a 5.2 probe never makes a name",
+        "available earlier than the tables date it.",
+        "",
+        "| release | compiler | probes | compiler runs |",
         "|---|---|---:|---:|",
     ]
     for release, info in probe_facts.get("releases", {}).items():
         n = sum(1 for v in probe_facts["names"].values() if release in v)
-        lines.append(f"| {release} | {info['compiler']} | {n} | {info['seconds']} s |")
+        lines.append(f"| {release} | {info['compiler']} | {n} | {info['units']} |")
     for release, fig in figs.items():
         libs = fig["libraries"]
         total = {k: sum(v[k] for v in libs.values()) for k in ("checked", "passed", "corrected", "unavailable")}
@@ -134,11 +143,12 @@ def section(probe_facts: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def extra_labels(inline, fixed, includes, tables: dict[str, dict]) -> dict[str, tuple[str, str]]:
+def extra_labels(inline, fixed, includes, tables: dict[str, dict], kept=()) -> dict[str, tuple[str, str]]:
     """name -> (library label, the release it needs) of the names rules write besides the tables'
-    (whose own rows say at which releases they are written)."""
+    (whose own rows say at which releases they are written), and the headers kept as they are."""
     in_tables = {row[i] for p in tables.values() for row in p["names"].values() for i in (0, 13) if row[i]}
     out = {t.name: (OTHER, t.added) for t in [*inline, *fixed] if t.name not in in_tables}
     out.update({t.name: ("headers (include maps)", t.added) for t in includes})
+    out.update({t.name: ("rocThrust (headers kept)", t.added) for t in kept})
     return out
 

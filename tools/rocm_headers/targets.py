@@ -130,3 +130,16 @@ def fix_targets() -> list[Target]:
                     seen.add(name)
                     out.append(Target(name, "fix", "hip", rule["code"], hand_added=True))
     return out
+
+
+CUDA_INCLUDE = Path("/usr/local/cuda/include")
+
+
+def kept_headers(include: Path = CUDA_INCLUDE) -> list[Target]:
+    """Headers the migration keeps as they are because ROCm installs its own: Thrust's public
+    headers (rocThrust keeps the `thrust/` names), listed from the CUDA toolkit's copy (CCCL's
+    layout or the older one). Empty without a toolkit."""
+    for base in (include / "cccl" / "thrust", include / "thrust"):
+        if base.is_dir():
+            return [Target(f"thrust/{p.name}", "kept", "hip", f"thrust/{p.name}") for p in sorted(base.glob("*.h"))]
+    return []
