@@ -53,12 +53,13 @@ def echo(text: str, nl: bool = True, err: bool = False) -> None:
     stream.flush()
 
 
-def _settings(opts: dict):
+def _settings(opts: dict, cwd: Path | None = None):
+    """The settings of a run in `cwd` (default: the working directory) with options `opts`."""
     from .config import ConfigError, build_settings
     from .rulebook.selection import split_codes
 
     try:
-        settings = build_settings(opts.get("config_path"), isolated=opts.get("isolated", False))
+        settings = build_settings(opts.get("config_path"), isolated=opts.get("isolated", False), cwd=cwd)
     except ConfigError as exc:
         _fail(str(exc))
     if opts.get("select"):

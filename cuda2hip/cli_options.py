@@ -131,6 +131,10 @@ FIX = (
     STATISTICS,
 ) + OUTPUT + (SERVER,) + COMMON
 
+# `lsp`: the options that decide what `check` reports for a file, and its baseline.
+LSP = tuple(o for o in CHECK if o.dest == "baseline") + tuple(o for o in COMMON if o.dest not in (
+    "fail_on", "jobs", "verbose", "show_suppressed", "force_exclude", "markdown_limit", "follow_includes"))
+
 COMMANDS = {"check": CHECK, "fix": FIX}
 
 

@@ -2,9 +2,9 @@
 
 Each name is either renamed (a rename rule writes its HIP/roc* name), kept (the HIP name is the
 CUDA name, e.g. `__expf`), or flagged by HIP102 with a reason (no equivalent, needs a newer
-ROCm, experimental, not in this library profile). With `--tables DIR` (HIPIFY's docs/tables),
-every row of every reference table is checked against the generated data as well, so that the
-accounting covers 100% of the source rows, duplicates and rows shared by two libraries included.
+ROCm, experimental, not in this library profile). With `--tables DIR` (a folder of HIPIFY's
+docs/reference/tables), every row of every reference table is checked against the generated data
+as well, so that the accounting covers 100% of the source rows, duplicates and rows shared by two libraries included.
 """
 
 from __future__ import annotations
@@ -92,14 +92,12 @@ def account(engine, tables_dir: Path | None = None) -> list[LibraryCoverage]:
 def _check_sources(result: list[LibraryCoverage], data_dir: Path, tables_dir: Path) -> None:
     """Every row of every reference table must be a name of the data (its own library's, or the
     library that owns a name several tables list), with the same targets."""
-    from .hipify_tables import LIBRARIES, ROC_ONLY, parse_table
+    from .hipify_tables import LIBRARIES, parse_table, source_files
 
     payloads = {lib: json.loads((data_dir / f"{lib}.json").read_text(encoding="utf-8")) for lib in LIBRARIES}
     for cov in result:
         lib = cov.library
-        hip_file, roc_file = LIBRARIES.get(lib, (None, None))
-        files = [(f, "hip") for f in (hip_file,) if f]
-        files += [(f, "roc") for f in (roc_file, ROC_ONLY.get(lib)) if f]
+        files = source_files(lib, tables_dir) if lib in LIBRARIES else []
         rows = accounted = 0
         mine = payloads[lib]
         for name, kind in files:

@@ -12,8 +12,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-SHARED = ROOT.parent / "shared"
-REFERENCE = SHARED / "reference"
 # Library headers the system packages lack, fetched by tests/harness (tools/install-test-deps.sh does it): the ROCm
 # libraries Debian 12 does not package, and the CUDA math libraries the CUDA 13 toolkit here lacks.
 ROCM_LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_ROCM_LIBRARY_HEADERS",
@@ -29,6 +27,10 @@ FETCH_RELEASE_HEADERS = "python tests/harness/fetch_rocm_release_headers.py .cac
 sys.path.insert(0, str(ROOT / "tests" / "harness"))
 import hip_toolchains  # noqa: E402
 
+# HIPIFY's API tables (rocm-7.0.2, from Debian's hipify source package): the input of
+# tools/generate_rule_data.py and `cuda2hip coverage --tables`.
+HIPIFY_TABLES = Path(os.environ.get("CUDA2HIP_HIPIFY_TABLES", ROOT / ".cache" / "hipify-tables"))
+FETCH_HIPIFY_TABLES = "python tests/harness/fetch_hipify_tables.py .cache/hipify-tables"
 # Installs every Debian package of tools/test-deps.txt and fetches both header trees (.ci/run runs it).
 INSTALL_TEST_DEPS = "bash tools/install-test-deps.sh"
 

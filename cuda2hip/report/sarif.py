@@ -1,7 +1,7 @@
 """`--format sarif`: SARIF 2.1.0 as GitHub code scanning reads it.
 
 Rules carry their documentation (`help.markdown` from rulebook/docs.py), a `helpUri` to cuda2hip's
-own page of the rule when a base for them is known (see `rule_docs_template`), and metadata
+own page of the rule when a base for them is known (rulebook/docs.py `rule_page_url`), and metadata
 (`defaultConfiguration.level`, `properties.tags` / `precision`). Results carry a repo-relative
 location (against `%SRCROOT%` = the project root), a region whose columns count Unicode code
 points (`columnKind`), `partialFingerprints` that survive line shifts, and the finding's fix as
@@ -11,8 +11,6 @@ points (`columnKind`), `partialFingerprints` that survive line shifts, and the f
 from __future__ import annotations
 
 import json
-import os
-from functools import lru_cache
 from pathlib import Path
 from urllib.parse import quote
 
@@ -24,12 +22,6 @@ from .summary import summarize
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
 ROOT_ID = "%SRCROOT%"
-# Where a rule's page is: this environment variable, else the "Rule docs" entry of the package's
-# [project.urls]; "{code}" stands for the rule code (e.g.
-# https://example.org/cuda2hip/blob/v0.2.0/docs/rules/{code}.md). Neither: no helpUri (the page's
-# text is in `help` all the same).
-DOCS_URL_ENV = "CUDA2HIP_RULE_DOCS_URL"
-DOCS_URL_LABEL = "rule docs"
 # How sure a finding of each kind is (GitHub code scanning's `precision`): the name tables and
 # header maps are exact look-ups; names no table knows and names in strings may be the project's
 # own; the others are syntactic checks of one construct.
@@ -37,34 +29,8 @@ PRECISION = {"rename": "very-high", "unmapped": "very-high", "include": "very-hi
              "unknown-cuda-name": "medium", "unknown-cuda-header": "medium", "cuda-name-in-string": "medium"}
 
 
-@lru_cache(maxsize=1)
-def rule_docs_template() -> str | None:
-    """The URL template of the rule pages (see DOCS_URL_ENV), or None."""
-    given = os.environ.get(DOCS_URL_ENV, "").strip()
-    if given:
-        return given
-    try:
-        from importlib.metadata import PackageNotFoundError, metadata
-
-        urls = metadata("cuda2hip").get_all("Project-URL") or []
-    except PackageNotFoundError:
-        return None
-    for entry in urls:
-        label, _, url = entry.partition(",")
-        if label.strip().lower() == DOCS_URL_LABEL and url.strip():
-            return url.strip()
-    return None
-
-
-def _help_uri(rule) -> str | None:
-    template = rule_docs_template()
-    if not template:
-        return None
-    return template.replace("{code}", rule.code) if "{code}" in template else f"{template.rstrip('/')}/{rule.code}.md"
-
-
 def rule_descriptor(rule) -> dict:
-    from ..rulebook.docs import rule_markdown
+    from ..rulebook.docs import rule_markdown, rule_page_url
 
     markdown = rule_markdown(rule)
     fix = rule.fix.applicability if rule.fix else "none"
@@ -80,7 +46,7 @@ def rule_descriptor(rule) -> dict:
                        "precision": PRECISION.get(rule.kind, "high"),
                        "effort": rule.effort, "fix": fix},
     }
-    uri = _help_uri(rule)
+    uri = rule_page_url(rule)
     if uri:
         desc["helpUri"] = uri
     return desc
