@@ -16,7 +16,7 @@ from conftest import ROOT
 
 # Settings that compiled rules read (target, library profile, launch style, experimental rules)
 RUNS = [[], ["--target-rocm", "5.2"], ["--roc"], ["--kernel-launch", "hip"], ["--experimental"],
-        ["--target-rocm", "6.2", "--roc"], []]
+        ["--target-rocm", "6.4", "--roc"], []]
 
 
 def _in_process(args: list[str]) -> tuple[int, bytes]:

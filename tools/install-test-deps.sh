@@ -19,7 +19,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 bash tests/harness/fetch_rocm_library_headers.sh .cache/rocm-library-headers
 python3 tests/harness/fetch_cuda_library_headers.py .cache/cuda-library-headers
-# The clang headers of Debian trixie's and sid's hipcc (clang 17, 21): with the HIP headers of those
+# The clang headers of Debian trixie's, sid's and experimental's hipcc (clang 17, 21, 22): with the HIP headers of those
 # releases, tools/generate_hip_forms.py reads which device functions each HIP release declares.
 python3 tests/harness/fetch_hip_compiler_headers.py .cache/hip-compiler-headers ||
   echo "warning: no hipcc clang headers fetched; the forms data is checked against the installed HIP 5.2 only" >&2

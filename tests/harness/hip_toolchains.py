@@ -36,12 +36,16 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-RELEASES = ("7.2", "6.4", "5.2")
-MODERN = ("7.2", "6.4")  # the releases fetch_hip_toolchain.py prepares
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # (run as a script from anywhere)
+from cuda2hip.rocm_releases import AUDITED  # noqa: E402
+
+# The releases cuda2hip targets (one list: cuda2hip/rocm_releases.py), newest first.
+RELEASES = tuple(reversed(AUDITED))
+MODERN = tuple(r for r in RELEASES if r != "5.2")  # the releases fetch_hip_toolchain.py prepares
 OFFLOAD_ARCH = "gfx90a"
 SYNTAX_CHECK = ["-x", "hip", f"--offload-arch={OFFLOAD_ARCH}", "-fsyntax-only"]
 FETCH = "python tests/harness/fetch_hip_toolchain.py"
-ROOT = Path(__file__).resolve().parents[2]
 # The headers of the ROCm libraries Debian 12 lacks, for 5.2 (tests/harness/fetch_rocm_library_headers.sh).
 ROCM_LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_ROCM_LIBRARY_HEADERS",
                                            ROOT / ".cache" / "rocm-library-headers")) / "usr" / "include"

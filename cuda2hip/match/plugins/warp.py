@@ -45,9 +45,8 @@ TYPES_64 = frozenset({"unsigned long long", "unsigned long long int", "long long
                       "__hip_lane_mask_t"})
 
 
-def _target(ctx) -> tuple[int, ...] | None:
-    t = ctx.settings.target_rocm
-    return version_tuple(t) if t else None
+def _target(ctx) -> tuple[int, ...]:
+    return version_tuple(ctx.settings.target_rocm)
 
 
 def _strip_type(t: str) -> str:
@@ -210,12 +209,11 @@ def _is_mask_argument(node: ts.Node, data: bytes) -> bool:
 @predicate("warp-sync-mask-32-bit", callees=MASKED)
 def warp_sync_mask_32_bit(node, env, ctx, args):
     """A `_sync` warp function / `__syncwarp` whose mask is 32 bits wide, when the target has
-    the `_sync` functions (no --target-rocm, or >= 6.2). Adds $FN, $MASK, $HOW."""
+    the `_sync` functions (6.2 and later). Adds $FN, $MASK, $HOW."""
     name = callee_name(node, ctx.data)
     if name not in MASKED:
         return False
-    target = _target(ctx)
-    if target is not None and target < WARP_SYNC_OPT_IN:
+    if _target(ctx) < WARP_SYNC_OPT_IN:
         return False  # HIP403 reports that the functions do not exist there
     arguments = call_args(node)
     if not arguments:
@@ -285,14 +283,14 @@ def _widen_ballot_variable(arg: ts.Node, ctx) -> BuiltFix | None:
 @predicate("warp-sync-unavailable", callees=MASKED | {"__activemask"})
 def warp_sync_unavailable(node, env, ctx, args):
     """A `_sync` warp function / `__syncwarp` / `__activemask` that the targeted ROCm does not
-    declare by default (--target-rocm below 7.0). Adds $FN and $WHY."""
+    declare by default (a target below 7.0). Adds $FN and $WHY."""
     name = callee_name(node, ctx.data)
     if name not in MASKED and name != "__activemask":
         return False
     if node.child_by_field_name("function").type != "identifier":
         return False
     target = _target(ctx)
-    if target is None or target >= WARP_SYNC_DEFAULT:
+    if target >= WARP_SYNC_DEFAULT:
         return False
     t = ctx.settings.target_rocm
     if name in NOT_IN_ROCM_6:
@@ -315,7 +313,7 @@ def warp_sync_to_legacy(match, ctx, rule):
     node = match.node
     data = ctx.data
     name = callee_name(node, data)
-    if target is None or target >= (WARP_SYNC_DEFAULT if name == "__syncwarp" else WARP_SYNC_OPT_IN):
+    if target >= (WARP_SYNC_DEFAULT if name == "__syncwarp" else WARP_SYNC_OPT_IN):
         return None  # 6.2 - 6.x: the functions exist behind a define; nothing to rewrite
     arguments = call_args(node)
     if name == "__activemask":
