@@ -15,10 +15,9 @@ import pytest
 
 from conftest import FETCH_HIPIFY_TABLES, HIPIFY_TABLES, INSTALL_TEST_DEPS, ROOT, run_cli
 from cuda2hip.api.tables import all_table_paths, load_table
-from cuda2hip.checks.api.rename import resolve
+from cuda2hip.checks.api.rename import resolve_for
 from cuda2hip.engine.engine import Engine
 from cuda2hip.engine.frontends.registry import frontend
-from cuda2hip.lang.source import SourceText
 from cuda2hip.settings import Settings
 
 TABLES = HIPIFY_TABLES
@@ -42,8 +41,9 @@ def _tables_skip_reason() -> str | None:
 needs_tables = pytest.mark.skipif(_tables_skip_reason() is not None, reason=_tables_skip_reason() or "")
 
 PROFILES = [
-    pytest.param({}, id="hip-latest"),
-    pytest.param({"library_profile": "roc"}, id="roc-latest"),
+    pytest.param({}, id="hip-default"),
+    pytest.param({"library_profile": "roc"}, id="roc-default"),
+    pytest.param({"target_rocm": "6.4"}, id="hip-6.4"),
     pytest.param({"target_rocm": "5.2"}, id="hip-5.2"),
     pytest.param({"library_profile": "roc", "target_rocm": "5.2", "experimental": True}, id="roc-5.2-experimental"),
 ]
@@ -57,7 +57,7 @@ def test_generated_data_is_up_to_date():
 
 
 @needs_tables
-@pytest.mark.parametrize("args", [[], ["--roc"], ["--target-rocm", "5.2"], ["--roc", "--target-rocm", "6.0", "--experimental"]])
+@pytest.mark.parametrize("args", [[], ["--roc"], ["--target-rocm", "5.2"], ["--roc", "--target-rocm", "6.4", "--experimental"]])
 def test_coverage_command_accounts_for_every_reference_row(args, tmp_path):
     proc = run_cli("coverage", "--isolated", "--tables", TABLES, "--format", "json", *args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -84,7 +84,6 @@ def test_every_table_name_gets_one_finding_or_is_valid_hip(changes):
     engine = Engine(settings)
     rules = engine.ruleset_for("all_names.cu", "cuda")
     fe = frontend("cuda")
-    target = tuple(int(p) for p in settings.target_rocm.split(".")) if settings.target_rocm else None
     for path in all_table_paths():
         entries = list(load_table(path).values())
         # One call per line: plain names such as `umax` count only where they are called.
@@ -100,7 +99,7 @@ def test_every_table_name_gets_one_finding_or_is_valid_hip(changes):
                 by_line.setdefault(f.line, []).append(f)
         for i, entry in enumerate(entries, start=1):
             got = by_line.get(i, [])
-            res = resolve(entry, settings.library_profile, target, settings.target_rocm or "", settings.experimental)
+            res = resolve_for(entry, settings)
             if res.target == entry.cuda:
                 assert not got, (entry.cuda, [f.message for f in got])
                 continue

@@ -51,6 +51,9 @@ def test_expressions(text, value):
     ("!defined(__HIPCC__) || HIP_VERSION < 40400000", AMD, None),  # the version is not known
     ("!defined(__HIPCC__) || HIP_VERSION < 40400000", ROCM_52, False),
     ("HIP_VERSION_MAJOR > 5 || (HIP_VERSION_MAJOR == 5 && HIP_VERSION_MINOR >= 2)", ROCM_52, True),
+    ("HIP_VERSION >= 60200000", ROCM_52, False),
+    ("HIP_VERSION >= 60200000", macros.amd("7.2"), True),
+    ("HIP_VERSION_MAJOR >= 7", macros.amd("7.2"), True),
     ("__CUDACC_VER_MAJOR__ >= 11", AMD, False),  # nvcc's: undefined, 0
     ("defined(USE_DRIVER)", AMD, None),
     ("defined(USE_DRIVER) && 0", AMD, False),

@@ -244,7 +244,7 @@ def test_the_warm_up_runs_its_checks_in_its_own_folder_wherever_the_server_start
     directory), as a hook's check in its repository does: run from the folder `server start`
     ran in, the header was no project's and what checks derive from project headers stayed
     unprimed in every fork."""
-    from cuda2hip.cli import commands as cli
+    from cuda2hip.cli.commands import commands as cli
     from cuda2hip.resident.warm_up import Workspace
 
     workspace = Workspace(str(tmp_path / "server"))

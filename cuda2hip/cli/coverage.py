@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..api.tables import load_table, resolve_tables, version_tuple
-from ..checks.api.rename import resolve
+from ..api.tables import load_table, resolve_tables
+from ..checks.api.rename import resolve_for
 
 STATUSES = ("renamed", "same-name", "flagged")
 
@@ -58,7 +58,6 @@ def _reason_kind(reason: str) -> str:
 
 def account(engine, tables_dir: Path | None = None) -> list[LibraryCoverage]:
     settings = engine.settings
-    target = version_tuple(settings.target_rocm) if settings.target_rocm else None
     by_path: dict[str, LibraryCoverage] = {}
     owners: dict[str, tuple[str, str]] = {}  # table path -> (kind, code) of the rules loading it
     for rule in engine.selected:
@@ -75,8 +74,7 @@ def account(engine, tables_dir: Path | None = None) -> list[LibraryCoverage]:
     for path, cov in sorted(by_path.items(), key=lambda kv: kv[1].library):
         data_dir = Path(path).parent
         for entry in load_table(path).values():
-            res = resolve(entry, settings.library_profile, target, settings.target_rocm or "",
-                          settings.experimental)
+            res = resolve_for(entry, settings)
             cov.names += 1
             if res.target is None:
                 cov.status["flagged"] += 1
@@ -133,7 +131,7 @@ def _check_sources(result: list[LibraryCoverage], data_dir: Path, tables_dir: Pa
 
 
 def render_text(result: list[LibraryCoverage], settings) -> str:
-    head = (f"profile {settings.library_profile}, target ROCm {settings.target_rocm or 'latest'}, "
+    head = (f"profile {settings.library_profile}, target ROCm {settings.target_rocm}, "
             f"experimental {'on' if settings.experimental else 'off'}")
     lines = [f"CUDA -> HIP name coverage ({head})", ""]
     cols = ("library", "names", "renamed", "same-name", "flagged", "rules", "source rows", "complete")

@@ -10,7 +10,7 @@ from .summary import summarize
 def render(run, ctx) -> str:
     findings = [f.to_dict() for f in run.fixed] + [f.to_dict() for f in run.findings]
     findings.sort(key=lambda d: (d["path"], d["line"], d["column"], d["code"]))
-    payload = {"findings": findings, "summary": summarize(run, ctx.settings.fail_on)}
+    payload = {"findings": findings, "summary": summarize(run, ctx.settings)}
     if ctx.extra.get("diffs"):  # `fix --report x.json`: what each changed file became
         from .diff import unified_diff
 

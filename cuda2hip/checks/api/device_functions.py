@@ -13,7 +13,7 @@ import re
 from functools import lru_cache
 
 from ...api import forms as hip_forms
-from ...api.tables import as_entry, version_tuple
+from ...api.tables import as_entry
 from ...api.warp import MASKED
 from ...engine.pattern import capture
 from ...engine.predicates import predicate
@@ -23,7 +23,7 @@ from ...lang.cxx.includes import included_definitions_of
 from ...lang.cxx.syntax import call_args, enclosing_function, function_body, text
 from ...lang.lazy_regex import LazyRegex
 from .leftovers import all_table_entries
-from .rename import CUDA_LOOKING, resolve
+from .rename import CUDA_LOOKING, resolve_for
 
 DATA = "device-functions"
 _WARP_RULES = MASKED | {"__activemask"}  # HIP403 reports them, with the ROCm versions that have them
@@ -51,9 +51,7 @@ def _left_to_tables(name: str, ctx) -> bool:
     entry = all_table_entries().get(name.encode())
     if entry is None:
         return CUDA_LOOKING.match(name.encode()) is not None
-    s = ctx.settings
-    target = version_tuple(s.target_rocm) if s.target_rocm else None
-    return resolve(as_entry(entry), s.library_profile, target, s.target_rocm or "", s.experimental).target is None
+    return resolve_for(as_entry(entry), ctx.settings).target is None
 
 
 def _plain(t: str) -> str:

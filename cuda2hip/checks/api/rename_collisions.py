@@ -18,7 +18,7 @@ import os
 import re
 from functools import lru_cache
 
-from ...api.tables import as_entry, version_tuple
+from ...api.tables import as_entry
 from ...api.type_identity import Namer, load
 from ...engine.compiled import CompiledRule, rule_kind
 from ...findings import Edit
@@ -29,7 +29,7 @@ from ...lang.cxx.preprocessor.macros import amd
 from ...lang.cxx.types import type_spelling
 from ...lang.lazy_regex import LazyRegex
 from .leftovers import all_table_entries
-from .rename import resolve
+from .rename import resolve_for
 
 _BUILTIN = LazyRegex(r"^(?:(?:void|bool|char|signed|unsigned|short|int|long|float|double|const|volatile)\b|[*&\s])+$")
 GUARD = "#if !defined(__HIP_PLATFORM_AMD__) && !defined(__HIP_PLATFORM_NVIDIA__)"
@@ -40,15 +40,12 @@ _TOKEN = LazyRegex(rb'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])
 def renamer(settings):
     """CUDA name -> the HIP name the rename rules write under `settings` (None: not renamed)."""
     entries = all_table_entries()
-    target = version_tuple(settings.target_rocm) if settings.target_rocm else None
     cache: dict[str, str | None] = {}
 
     def rename(name: str) -> str | None:
         if name not in cache:
             row = entries.get(name.encode())
-            cache[name] = None if row is None else resolve(
-                as_entry(row), settings.library_profile, target, settings.target_rocm or "",
-                settings.experimental).target
+            cache[name] = None if row is None else resolve_for(as_entry(row), settings).target
         return cache[name]
 
     return rename

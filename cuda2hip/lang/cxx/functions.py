@@ -15,6 +15,7 @@ import re
 from typing import NamedTuple
 
 from ..lazy_regex import LazyRegex
+from ...rocm_releases import DEFAULT as DEFAULT_TARGET
 from .preprocessor import macros
 from .preprocessor.conditions import Build, parse, requirements
 from .preprocessor.directives import ARM_KINDS as _ARMS
@@ -109,12 +110,12 @@ def file_words(ctx) -> set[bytes]:
 
 def functions(tree, data: bytes, amd: Build | None = None, wanted=None) -> list[Function]:
     """The file's definitions described in full (those whose name `wanted` accepts); `amd`: the
-    AMD build (macros.amd)."""
+    AMD build (macros.amd; by default at the default target)."""
     return describe(definitions(tree, data), data, amd, wanted)
 
 
 def describe(defs: list[Definition], data: bytes, amd: Build | None = None, wanted=None) -> list[Function]:
-    amd = macros.amd(None) if amd is None else amd
+    amd = macros.amd(DEFAULT_TARGET) if amd is None else amd
     return [f for d in defs if wanted is None or wanted(d.name) for f in (_function(d, data, amd),) if f is not None]
 
 
