@@ -18,6 +18,7 @@ from cuda2hip.api.tables import all_table_paths, load_table
 from cuda2hip.checks.api.rename import resolve_for
 from cuda2hip.engine.engine import Engine
 from cuda2hip.engine.frontends.registry import frontend
+from cuda2hip.lang.source import SourceText
 from cuda2hip.settings import Settings
 
 TABLES = HIPIFY_TABLES
