@@ -17,7 +17,6 @@ import pytest
 import yaml
 
 from conftest import AT_EVERY_RELEASE, CUDA_LIBRARY_INCLUDE, ROCM_LIBRARY_INCLUDE, ROOT, run_cli
-from cuda2hip.lang import parse as parsing
 
 RULES = ROOT / "rules"
 GUARDS = yaml.safe_load((RULES / "preprocessor" / "cuda-header-guards.yaml").read_text())["params"]

@@ -10,7 +10,8 @@ from cuda2hip.findings import Applicability, Edit, Fix
 from cuda2hip.fix.apply import apply_edits, choose_fixes
 from cuda2hip.fix.loop import allowed_applicabilities
 from cuda2hip.lang.source import SourceText
-from cuda2hip.pipeline import process_file, Mode
+from cuda2hip.results import Mode
+from cuda2hip.run.files import process_file
 from cuda2hip.project.discover import SourceFile
 from cuda2hip.rulebook.schema import Rule
 from cuda2hip.settings import Settings

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from cuda2hip import pipeline as runner
 from cuda2hip.engine.engine import Engine
 from cuda2hip.pipeline import Mode, run
+from cuda2hip.run import files as runner
 from cuda2hip.settings import Settings
 
 DIRTY = "#include <cuda_runtime.h>\nvoid f(float* p) { cudaFree(p); }\n"

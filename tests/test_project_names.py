@@ -8,7 +8,8 @@ from __future__ import annotations
 import pytest
 
 from cuda2hip.engine.engine import Engine
-from cuda2hip.pipeline import PARALLEL_THRESHOLD, Mode, run
+from cuda2hip.pipeline import Mode, run
+from cuda2hip.run.workers import PARALLEL_THRESHOLD
 from cuda2hip.settings import Settings
 
 COMMON = """#pragma once

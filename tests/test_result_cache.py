@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from cuda2hip import pipeline as runner
 from cuda2hip.engine.engine import Engine
 from cuda2hip.pipeline import Mode, run
+from cuda2hip.run import files as runner
 from cuda2hip.settings import Settings
 
 GOOD = "#include <cuda_runtime.h>\nvoid g(float* p) { cudaFree(p); }\n"
@@ -211,7 +211,7 @@ def test_fixed_findings_from_a_worker_are_decoded_when_read():
     from cuda2hip.findings import Edit, Finding, Fix, Applicability, Severity
     from cuda2hip.findings import count_encoded
     from cuda2hip.run.cached import Entry, decode_entry_head, encode_entry
-    from cuda2hip.pipeline import FileResult
+    from cuda2hip.results import FileResult
 
     for n in (0, 1, 15, 16, 300, 70000):
         assert count_encoded(msgspec.msgpack.encode(list(range(n)))) == n

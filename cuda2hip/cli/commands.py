@@ -155,7 +155,7 @@ def _engine(settings):
     from ..rulebook.selection import SelectionError
 
     try:
-        engine = Engine(settings)  # rules compile when a file needs them (see runner.run_files)
+        engine = Engine(settings)  # rules compile when a file needs them (see run/workers.py)
     except (RuleError, RuleCompileError, SelectionError) as exc:
         _fail(str(exc))
     return engine

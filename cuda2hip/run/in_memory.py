@@ -1,5 +1,5 @@
 """Check or fix one file whose content is held in memory (an editor's unsaved buffer) as if it
-were at a given path: the pipeline `check` and `fix` run on a file read from disk (runner.py),
+were at a given path: the pipeline `check` and `fix` run on a file read from disk (run/files.py),
 with the run's settings and engine, and nothing read from or written to that path.
 
 The language server (lsp/) is built on these two functions; whatever `check` does to one file's
@@ -13,9 +13,9 @@ from pathlib import Path
 import msgspec
 
 from ..engine.engine import Engine
-from ..pipeline import INTERNAL_ERROR, process_content
 from ..project.names import drop_names_defined_elsewhere
 from ..results import FileResult, Mode, RunResult, SourceFile
+from .files import INTERNAL_ERROR, process_content
 
 __all__ = ["INTERNAL_ERROR", "check_text", "fix_text"]
 from ..settings import Settings

@@ -91,7 +91,9 @@ def _needing_migration(headers: list[str], settings, engine, root: str) -> set[s
     """The headers of `headers` that `fix` (with this run's settings) would change: C/C++ files
     only, excluded ones left out, as --follow-includes would take them."""
     from .cached import ResultCache
-    from ..pipeline import Mode, cache_kind, run_files
+    from ..results import Mode
+    from .files import cache_kind
+    from .workers import run_files
 
     spec = exclude_spec(settings)
     items = []

@@ -24,11 +24,12 @@ from pathlib import Path
 
 from ..findings import FileError
 from ..fix.writeback import WriteRefused, atomic_copy, atomic_symlink, atomic_write, remove_stale_temps, rewrite
-from ..pipeline import Mode, RunResult, run_files
 from ..project.discover import EXTERNAL_LINK, FILE, LINK, SPECIAL, TreeEntry, display_path, walk_tree
+from ..results import Mode, RunResult
 from ..results import SourceFile
 from ..settings import Settings
 from .build_renames import BUILD_LANGUAGES, rewrite_build_paths
+from .workers import run_files
 
 # Source file extension -> new extension (lower-case match), see the module docstring.
 RENAMES = {".cu": ".hip"}
@@ -109,7 +110,7 @@ def plan_renames(rels: list[str], taken: set[str], top: Path, in_place: bool) ->
 
 @dataclass
 class TreePlan:
-    """Delivery of a tree run (see runner.Delivery): picklable, one copy per worker."""
+    """Delivery of a tree run (see results.Delivery): picklable, one copy per worker."""
 
     top: Path  # the source tree as named (display form)
     out: Path | None  # resolved output directory; None: in place
