@@ -201,7 +201,9 @@ def version_tuple(text: str) -> tuple[int, ...]:
 
 
 @lru_cache(maxsize=1)
-def _successors() -> dict[str, tuple[tuple[int, ...], str]]:
+def successors() -> dict[str, tuple[str, str]]:
+    """Table target -> (the release from which another name replaces it, that name), from
+    rules/api/data/releases/successors.json (tools/generate_successor_data.py)."""
     from ..rulebook.loader import builtin_rules_dir
 
     path = Path(builtin_rules_dir()) / "api" / "data" / "releases" / "successors.json"
@@ -210,7 +212,12 @@ def _successors() -> dict[str, tuple[tuple[int, ...], str]]:
     import msgspec
 
     data = msgspec.json.decode(path.read_bytes())
-    return {old: (version_tuple(row[0]), row[1]) for old, row in data.get("successors", {}).items()}
+    return {old: (row[0], row[1]) for old, row in data.get("successors", {}).items()}
+
+
+@lru_cache(maxsize=1)
+def _successors() -> dict[str, tuple[tuple[int, ...], str]]:
+    return {old: (version_tuple(since), new) for old, (since, new) in successors().items()}
 
 
 def successor(name: str, target_rocm: tuple[int, ...] | None) -> str | None:
