@@ -231,9 +231,8 @@ def _report(fmt: str, run, settings, engine, output: Path | None, statistics: bo
         _emit(fmt, run, settings, engine, output, err)
 
 
-def check(paths, fmt, output, statistics, baseline, write_baseline, server=False, **opts):
+def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
     """Report findings in PATHS (files or directories; default: the current directory)."""
-    # `server` (here and in fix): handled before this point, by the `cuda2hip` command (launch.py).
     from .runner import Mode
 
     if fmt not in _formats():
@@ -266,8 +265,7 @@ def check(paths, fmt, output, statistics, baseline, write_baseline, server=False
     sys.exit(_exit_code(run, settings))
 
 
-def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics,
-        server=False, **opts):
+def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics, **opts):
     """Apply fixes to PATHS in place (safe ones; unsafe ones with --unsafe-fixes), then report
     what remains. With --output-dir OUT SRC, write the migrated tree to OUT instead."""
     from .runner import Mode
@@ -351,18 +349,14 @@ def main(args: list[str] | None = None) -> None:
     sys.exit(EXIT_OK)
 
 
-def entry(before_exit=None, on_start=None) -> None:
+def entry() -> None:
     """The `cuda2hip` command: `main`, then exit without tearing the interpreter down. Freeing
     the name tables and syntax trees at exit costs ~10 ms, which pre-commit pays on every call;
     all output is flushed, files are closed and written atomically before this point.
-    A Ctrl-C at any point of `main` ends it with EXIT_INTERRUPTED and says so. `on_start()` runs
-    first, where a Ctrl-C is reported so (a resident server's fork lets SIGINT in there), and
-    `before_exit(code)` last (that fork reports its status with it)."""
+    A Ctrl-C at any point of `main` ends it with EXIT_INTERRUPTED and says so."""
     import os
 
     try:
-        if on_start is not None:
-            on_start()
         main()
         code = EXIT_OK
     except KeyboardInterrupt:
@@ -381,8 +375,6 @@ def entry(before_exit=None, on_start=None) -> None:
             pass
         except KeyboardInterrupt:  # while the output drains into a slow pipe: it is all written
             code = EXIT_INTERRUPTED
-    if before_exit is not None:
-        before_exit(code)
     os._exit(code)
 
 

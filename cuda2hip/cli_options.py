@@ -82,10 +82,6 @@ STATISTICS = Option(("--statistics",), "statistics", "flag",
                     help="Print the number of findings per rule instead of the findings "
                          "(with --output, as well as the report).")
 
-SERVER = Option(("--server",), "server", "flag",
-                help="Start the resident server in the background when none runs, for the next "
-                     "calls (see `cuda2hip server --help`); a running one is used with or without it.")
-
 CHECK = (
     Option(("--format",), "fmt", "text", default="text", show_default=True,
            help="Output format: " + ", ".join(CORE_FORMATS) + " (see docs/reports.md)."),
@@ -95,7 +91,7 @@ CHECK = (
            help="Report only findings that this baseline file does not list."),
     Option(("--write-baseline",), "write_baseline", "path", dir_okay=False,
            help="Record the current findings in this baseline file and exit 0."),
-) + (SERVER,) + COMMON
+) + COMMON
 
 FIX = (
     Option(("--unsafe-fixes",), "unsafe_fixes", "flag", help="Also apply fixes marked unsafe."),
@@ -113,7 +109,7 @@ FIX = (
     Option(("--rename",), "rename", "flag",
            help="Rename CUDA sources (.cu -> .hip) and update the includes that name them (one directory)."),
     STATISTICS,
-) + (SERVER,) + COMMON
+) + COMMON
 
 COMMANDS = {"check": CHECK, "fix": FIX}
 

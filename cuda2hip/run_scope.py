@@ -35,8 +35,7 @@ _CODE_STATS: tuple[str, ...] | None = None
 # files and one for the headers it reaches, and its rules do not change in between.
 _RULE_DIR_KEYS: dict[str, str] | None = None
 # The built-in rules' folder -> its content key, for the life of the process: the built-in rules
-# do not change under a running process (rulebook.loader._BUILTIN keeps the rules it loaded), so
-# a resident server's forks key their results by the rules they run, with no walk of the folder.
+# do not change under a running process (rulebook.loader._BUILTIN keeps the rules it loaded).
 _BUILTIN_DIR_KEYS: dict[str, str] = {}
 
 
@@ -94,9 +93,7 @@ def run_dbs() -> dict | None:
 def code_stats() -> tuple[str, ...]:
     """The code (editable installs change under the cache) and the parser and grammar binaries
     (importlib.metadata would cost more start-up time than the whole lookup), as this process
-    imported them: read once per process (a check opens two caches, each a walk of the package).
-    A resident server's forks inherit them: a server only serves callers whose code has the
-    stats it started with (resident.code_key)."""
+    imported them: read once per process (a check opens two caches, each a walk of the package)."""
     global _CODE_STATS
     if _CODE_STATS is None:
         from importlib.util import find_spec
