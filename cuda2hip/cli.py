@@ -45,12 +45,40 @@ def _fail(message: str):
     raise UsageFailure(message)
 
 
-def echo(text: str, nl: bool = True, err: bool = False) -> None:
+def echo(text: str | bytes, nl: bool = True, err: bool = False) -> None:
     """click.echo for the text this module prints (no styles to strip: colour is only used on a
-    terminal), without importing click."""
+    terminal), without importing click; bytes (a diff, a migrated file) go out as they are.
+    Output that cannot be written (a full disk, a closed pipe) ends the command: one error
+    line, exit 2."""
+    global _OUTPUT_FAILED
     stream = sys.stderr if err else sys.stdout
-    stream.write(text + "\n" if nl else text)
-    stream.flush()
+    if not isinstance(text, bytes):
+        text = (text + "\n" if nl else text).encode(stream.encoding or "utf-8", "backslashreplace")
+    elif nl:
+        text += b"\n"
+    try:
+        stream.flush()
+        # Bytes, in a loop: an unbuffered stream (PYTHONUNBUFFERED) may take part of them and
+        # report no error when its reader goes away (a closed pipe), and the text layer would
+        # drop the rest silently.
+        out, view = stream.buffer, memoryview(text)
+        while view:
+            written = out.write(view)
+            if written is None:  # a non-blocking descriptor that is full: wait until it takes more
+                import select
+
+                select.select([], [out], [])
+                continue
+            view = view[written:]
+        out.flush()
+    except OSError as exc:
+        _OUTPUT_FAILED = True
+        raise UsageFailure(f"cannot write to standard {'error' if err else 'output'}: {exc.strerror or exc}") from None
+
+
+# Set once writing to the terminal (or the pipe, or the file it is redirected to) failed: the
+# error is said once and nothing more is written there.
+_OUTPUT_FAILED = False
 
 
 def _settings(opts: dict):
@@ -123,6 +151,13 @@ def _check_output_path(path: Path | None, option: str) -> None:
     target = Path(os.path.abspath(path))
     if target.is_dir():
         _fail(f"{option} {path}: is a directory")
+    from .writeback import report_target
+
+    target, special = report_target(target)
+    if special:  # a device or a FIFO: written into as it is
+        if not os.access(target, os.W_OK):
+            _fail(f"{option} {path}: not writable")
+        return
     parent = target.parent
     if not parent.exists():
         cwd = Path.cwd()
@@ -210,10 +245,10 @@ def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool
                         extra=extra or {})
     text = render(fmt, run, ctx)
     if output is not None:
-        from .writeback import atomic_write
+        from .writeback import write_report
 
         try:
-            atomic_write(output, text.encode("utf-8"))
+            write_report(output, text.encode("utf-8"))
         except OSError as exc:  # checked before the run, so only e.g. a full disk gets here
             _fail(f"cannot write the report to {output}: {exc.strerror or exc}")
     else:
@@ -304,9 +339,7 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
         named = Path(paths[0]).resolve()
         result = next((r for r in run.files if Path(r.path).resolve() == named), None)
         if result is not None and result.error is None:
-            data = result.migrated if result.changed else Path(paths[0]).read_bytes()
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
+            echo(result.migrated if result.changed else Path(paths[0]).read_bytes(), nl=False)
         _emit("concise" if fmt == "text" else fmt, run, settings, engine, output, err=output is None)
         sys.exit(_exit_code(run, settings))
     if diff:
@@ -314,8 +347,7 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
 
         # Bytes, as `fix` would write them (any encoding, any line-break style).
         text = b"".join(unified_diff_bytes(r.path, r.original, r.migrated) for r in run.files if r.changed)
-        sys.stdout.buffer.write(text)
-        sys.stdout.flush()
+        echo(text, nl=False)
         _report("concise" if fmt == "text" else fmt, run, settings, engine, output, statistics, err=output is None)
         code = _exit_code(run, settings)
         sys.exit(EXIT_ERROR if code == EXIT_ERROR else (EXIT_FINDINGS if text else code))
@@ -344,7 +376,10 @@ def main(args: list[str] | None = None) -> None:
             command, paths, values = parsed
             COMMANDS[command](paths, **values)
     except UsageFailure as exc:
-        echo(f"cuda2hip: error: {exc}", err=True)
+        try:
+            echo(f"cuda2hip: error: {exc}", err=True)
+        except UsageFailure:  # standard error is gone too
+            pass
         sys.exit(exc.exit_code)
     sys.exit(EXIT_OK)
 
@@ -369,10 +404,19 @@ def entry() -> None:
             echo(str(exc.code), err=True)
             code = 1
     for stream in (sys.stdout, sys.stderr):
+        if _OUTPUT_FAILED:
+            break  # said once; what is left in the buffers cannot be written either
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe (`| head`), a closed stream
-            pass
+        except (OSError, ValueError) as exc:  # a closed pipe (`| head`), a closed stream
+            if stream is sys.stdout:
+                try:
+                    sys.stderr.write(f"cuda2hip: error: cannot write to standard output: "
+                                     f"{getattr(exc, 'strerror', None) or exc}\n")
+                    sys.stderr.flush()
+                except (OSError, ValueError):
+                    pass
+                code = EXIT_ERROR
         except KeyboardInterrupt:  # while the output drains into a slow pipe: it is all written
             code = EXIT_INTERRUPTED
     os._exit(code)

@@ -68,6 +68,29 @@ def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = 
         _atomic_write(Path(path), payload, mode, durable)
 
 
+def report_target(path: str | os.PathLike) -> tuple[Path, bool]:
+    """Where a report the user named goes: (the file, whether it is a device or a FIFO, which
+    are written into, never replaced). A link to a file names that file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return Path(path), False
+    if not stat.S_ISREG(st.st_mode):
+        return Path(path), True
+    return Path(os.path.realpath(path)), False
+
+
+def write_report(path: str | os.PathLike, payload: bytes) -> None:
+    """Write a report to the file the user named: a regular file atomically (never half a
+    report), a device or a FIFO (`-o /dev/stdout`, a pipe a reader waits on) as it is."""
+    target, special = report_target(path)
+    if not special:
+        atomic_write(target, payload)
+        return
+    with open(target, "wb") as fh:
+        fh.write(payload)
+
+
 def rewrite(path: str | os.PathLike, payload: bytes, original: bytes, *,
             rename_to: str | os.PathLike | None = None) -> None:
     """Replace the user's file `path`, which held `original` when it was read, by `payload`
