@@ -131,6 +131,7 @@ class SourceText(Struct, dict=True):
     # incremental re-parse (parse.parse_source).
     _line_starts = None
     _ascii = None
+    _lines = None  # line number -> its text (line_text), for reports that show a line often
     edited_from = None
 
     @classmethod
@@ -212,12 +213,18 @@ class SourceText(Struct, dict=True):
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its line break."""
-        starts = self.line_starts
-        if line < 1 or line > len(starts):
-            return ""
-        start = starts[line - 1]
-        end = starts[line] if line < len(starts) else len(self.data)
-        return self.data[start:end].decode("utf-8", errors="replace").rstrip("\r\n")
+        lines = self._lines
+        if lines is None:
+            lines = self._lines = {}
+        got = lines.get(line)
+        if got is None:
+            starts = self.line_starts
+            if line < 1 or line > len(starts):
+                return ""
+            start = starts[line - 1]
+            end = starts[line] if line < len(starts) else len(self.data)
+            got = lines[line] = self.data[start:end].decode("utf-8", errors="replace").rstrip("\r\n")
+        return got
 
     def line_start(self, offset: int) -> int:
         """Byte offset of the start of the line that holds `offset`."""

@@ -123,10 +123,21 @@ def test_code_frames_of_a_long_line_stay_short(tmp_path):
     lines = r.stdout.splitlines()
     i = next(k for k, x in enumerate(lines) if x.startswith("long.cu:2:") and "HIP101" in x
              and int(x.split(":")[2]) > 500_000)
-    code, marker = lines[i + 1], lines[i + 2]
+    k = next(k for k in range(i + 1, i + 5) if lines[k].lstrip().startswith("2 |"))
+    code, marker = lines[k], lines[k + 1]
     at = marker.index("^")
     assert code[at:at + len("cudaFree")] == "cudaFree" and marker.count("^") == len("cudaFree")
     assert "…" in code
+
+
+@pytest.mark.parametrize("fmt", ["text", "html", "markdown"])
+def test_a_megabyte_line_with_a_few_findings_makes_a_small_report(tmp_path, fmt):
+    line = "int v[] = {" + "1, " * 350_000 + "}; void f(float* p) { cudaFree(p); cudaFree(p); }\n"
+    (tmp_path / "gen.cu").write_text("#include <cuda_runtime.h>\n" + line + line)
+    r = _run(["check", "--format", fmt, "-o", "report", "gen.cu"], tmp_path, capture_output=True, timeout=600)
+    assert r.returncode == 1, r.stderr[-2000:]
+    size = (tmp_path / "report").stat().st_size
+    assert size < (400_000 if fmt == "html" else 20_000), size  # the HTML page's own styles and script: ~200 KB
 
 
 def test_control_characters_of_a_source_are_escaped_on_the_terminal(tmp_path):

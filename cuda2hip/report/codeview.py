@@ -11,6 +11,8 @@ from html import escape as _html_escape
 
 from markupsafe import Markup
 
+from .clip import ELLIPSIS, FRAME_COLUMNS, frame_window
+
 def _escape(text: str) -> str:
     return _html_escape(text, quote=False)
 
@@ -18,6 +20,9 @@ def _escape(text: str) -> str:
 CONTEXT_LINES = 2
 MAX_MARKED_LINES = 6  # a finding spanning more lines shows its first ones
 MAX_PREVIEW_LINES = 12  # fix previews larger than this are left to the diff
+# A file with a line longer than this is shown plain: Pygments would spend a minute on a
+# megabyte of generated initialiser, of which each frame shows a window.
+HIGHLIGHT_LINE_LIMIT = 10_000
 
 Token = tuple[str, str]  # (css class, text)
 # Token classes shown in the text colour: no span for them keeps big reports small.
@@ -47,6 +52,8 @@ def highlight(src, path: str) -> list[list[Token]]:
     """Tokens of each line of SourceText `src` (line breaks removed), highlighted for `path`'s
     language. Files whose lines Pygments would count differently (lone CRs) stay plain."""
     plain = [[("", src.line_text(n))] for n in range(1, len(src.line_starts) + 1)]
+    if any(len(line[0][1]) > HIGHLIGHT_LINE_LIMIT for line in plain):
+        return plain  # generated data, not code to read: frames show a window of it anyway
     text = src.text
     if "\r" in text.replace("\r\n", ""):
         return plain
@@ -106,16 +113,41 @@ def frame(lines: list[list[Token]], f) -> list[FrameLine]:
     last_marked = min(f.end_line, f.line + MAX_MARKED_LINES - 1)
     first = max(1, f.line - CONTEXT_LINES)
     last = min(len(lines), max(min(count, last_marked + CONTEXT_LINES), f.line))
+    # A long line shows a window of FRAME_COLUMNS around the finding (the same columns on every
+    # line of the frame): a generated one-line file must not put all of itself into each frame.
+    marked_width = sum(len(t) for _, t in lines[f.line - 1])
+    start = frame_window(marked_width, f.column - 1, f.column)[0]
+    end = start + FRAME_COLUMNS
     out = []
     for n in range(first, last + 1):
         tokens = lines[n - 1]
+        width = sum(len(t) for _, t in tokens)
         mark = None
         if f.line <= n <= last_marked:
-            width = sum(len(t) for _, t in tokens)
             lo = f.column - 1 if n == f.line else 0
             hi = f.end_column - 1 if n == f.end_line else width
             mark = (lo, max(hi, lo + 1)) if n == f.line else (lo, hi)
+        if start > 0 or width > end:
+            tokens, shift = _clip(tokens, width, start, end), (1 if start > 0 else 0) - start
+            if mark is not None:
+                mark = (max(mark[0], start) + shift, min(mark[1], end) + shift)
         out.append(FrameLine(n, render_tokens(tokens, mark), mark is not None))
+    return out
+
+
+def _clip(tokens: list[Token], width: int, start: int, end: int) -> list[Token]:
+    """The code points [start, end) of a line's tokens, an ellipsis where the line is cut."""
+    out: list[Token] = [("", ELLIPSIS)] if start > 0 and width > start else []
+    col = 0
+    for cls, text in tokens:
+        a, b = max(start - col, 0), min(end - col, len(text))
+        if a < b:
+            out.append((cls, text[a:b]))
+        col += len(text)
+        if col >= end:
+            break
+    if width > end:
+        out.append(("", ELLIPSIS))
     return out
 
 
@@ -147,7 +179,18 @@ def fix_preview(src, fix) -> list[PreviewLine]:
     new = after.decode("utf-8", "replace").splitlines()
     if len(old) + len(new) > MAX_PREVIEW_LINES:
         return []
-    return [PreviewLine("del", t) for t in old] + [PreviewLine("add", t) for t in new]
+    # long lines: the window of columns around the first edit, as the frame shows them
+    col = len(src.data[lo:edits[0].start].decode("utf-8", "replace"))
+    start = frame_window(max(map(len, old + new), default=0), col, col + 1)[0]
+    return [PreviewLine("del", _clip_text(t, start)) for t in old] + [PreviewLine("add", _clip_text(t, start))
+                                                                      for t in new]
+
+
+def _clip_text(text: str, start: int) -> str:
+    end = start + FRAME_COLUMNS
+    if start == 0 and len(text) <= end:
+        return text
+    return (ELLIPSIS if start > 0 else "") + text[start:end] + (ELLIPSIS if len(text) > end else "")
 
 
 def diff_lines(diff: str) -> list[tuple[str, str]]:
@@ -166,6 +209,8 @@ def diff_lines(diff: str) -> list[tuple[str, str]]:
             kind = "note"
         else:
             kind = "ctx"
+        if len(line) > HIGHLIGHT_LINE_LIMIT:  # generated data: its start, and how much is left out
+            line = f"{line[:FRAME_COLUMNS]}{ELLIPSIS} ({len(line) - FRAME_COLUMNS:,} more characters)"
         out.append((kind, line))
     return out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..source import SourceError, SourceText
+from .clip import ELLIPSIS, FRAME_COLUMNS, escape_controls, frame_window
 from .summary import shown_path, summarize, visible
 
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "hint": "blue"}
@@ -20,23 +21,41 @@ def _style(text: str, ctx, **kw) -> str:
 
 
 def _frame(src: SourceText | None, f, ctx) -> list[str]:
+    """The lines around finding `f`, its range marked: long lines cut to a window around it,
+    tabs expanded and control characters escaped (the marker counts what is shown)."""
     if src is None:
         return []
     out = []
     first = max(1, f.line - CONTEXT_LINES)
     last = min(len(src.line_starts), f.end_line + CONTEXT_LINES, f.line + 6)
     width = len(str(last))
+    marked = src.line_text(f.line)
+    lo = min(f.column - 1, len(marked))
+    hi = max(lo, min(f.end_column - 1 if f.end_line == f.line else len(marked), len(marked)))
+    start = frame_window(len(marked), lo, hi)[0]
+    end = start + FRAME_COLUMNS  # the same columns of every line of the frame
     for n in range(first, last + 1):
-        text = src.line_text(n).expandtabs(4) if "\t" in src.line_text(n) else src.line_text(n)
-        gutter = _style(f"{n:>{width}} |", ctx, fg="blue")
-        out.append(f"  {gutter} {text}")
+        line = src.line_text(n)
+        shown = _shown(line[start:end]) if n != f.line else None
         if n == f.line:
-            start = f.column - 1
-            end = f.end_column - 1 if f.end_line == f.line else len(text)
-            marker = " " * start + "^" * max(1, end - start)
+            head, body = _shown(line[start:lo]), _shown(line[lo:min(hi, end)])
+            shown = head + body + _shown(line[min(hi, end):end])
+        if start > 0 and len(line) > start:
+            shown = ELLIPSIS + shown
+        if len(line) > end:
+            shown += ELLIPSIS
+        gutter = _style(f"{n:>{width}} |", ctx, fg="blue")
+        out.append(f"  {gutter} {shown}")
+        if n == f.line:
+            indent = len(head) + (1 if start > 0 else 0)
+            marker = " " * indent + "^" * max(1, len(body))
             out.append(f"  {' ' * width} {_style('|', ctx, fg='blue')} "
                        f"{_style(marker, ctx, fg=SEVERITY_COLORS[f.severity.label], bold=True)}")
     return out
+
+
+def _shown(text: str) -> str:
+    return escape_controls(text.expandtabs(4) if "\t" in text else text)
 
 
 def render(run, ctx) -> str:
@@ -51,7 +70,8 @@ def render(run, ctx) -> str:
             src = None
         for f in sorted(by_file[path], key=lambda f: (f.line, f.column)):
             sev = _style(f.severity.label, ctx, fg=SEVERITY_COLORS[f.severity.label], bold=True)
-            head = f"{_style(f'{shown_path(f.path)}:{f.line}:{f.column}', ctx, bold=True)}: {_style(f.code, ctx, fg='red', bold=True)} {sev}: {f.message}"
+            head = (f"{_style(f'{shown_path(f.path)}:{f.line}:{f.column}', ctx, bold=True)}: "
+                    f"{_style(f.code, ctx, fg='red', bold=True)} {sev}: {escape_controls(f.message)}")
             if f.suppressed:
                 head += " (suppressed)"
             lines.append(head)
@@ -62,7 +82,7 @@ def render(run, ctx) -> str:
                 lines.append(f"  {_style('=', ctx, fg='green')} {label}: {desc}")
             lines.append("")
     for e in run.errors:
-        lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {shown_path(e.path)}: {e.reason}")
+        lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {shown_path(e.path)}: {escape_controls(e.reason)}")
     summary = summarize(run, ctx.settings.fail_on)
     lines.append(summary_line(summary, run.mode.value))
     return "\n".join(lines) + "\n"
