@@ -78,6 +78,14 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
         outcome = fe.fix(source, rules, settings, allowed_applicabilities(settings.unsafe_fixes))
     except SourceError as exc:  # not this language at all: refused (a property of the content)
         return Entry([], error=exc.reason)
+    # A file the fixes cannot be written to is reported as it is: the findings of its text.
+    if not outcome.converged:
+        return Entry(outcome.initial, [], None, f"fixes did not settle after {outcome.passes} passes; "
+                                                "left untouched (please report it)", converged=False)
+    try:
+        migrated = outcome.source.to_bytes() if outcome.changed else None
+    except SourceError as exc:  # a fix the file's 8-bit encoding cannot hold
+        return Entry(outcome.initial, [], None, exc.reason)
     findings = outcome.remaining
     for f in outcome.fixed:
         f.fixed = True
@@ -90,13 +98,6 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
                 start=f.start, end=f.end, line=f.line, column=f.column, end_line=f.end_line,
                 end_column=f.end_column, effort=reverted.effort,
                 message=reverted.message(CODE=f.code, REASON=rej.reason)))
-    if not outcome.converged:
-        return Entry(findings, outcome.fixed, None, f"fixes did not settle after {outcome.passes} "
-                                                    "passes; file left untouched", converged=False)
-    try:
-        migrated = outcome.source.to_bytes() if outcome.changed else None
-    except SourceError as exc:  # a fix the file's 8-bit encoding cannot hold
-        return Entry(findings, outcome.fixed, None, exc.reason)
     return Entry(findings, outcome.fixed, migrated, passes=outcome.pass_sizes)
 
 
@@ -107,6 +108,7 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
                         fixed=list(entry.fixed), converged=entry.converged)
     if entry.error is not None:
         result.error = FileError(path, entry.error)
+        result.scanned = bool(entry.findings)  # fixes that could not be made; else not this language
         if mode is Mode.FIX and plan is not None:
             _deliver(result, plan, item, raw, None)
         return result
@@ -151,9 +153,9 @@ def _write_in_place(result: FileResult, target, data: bytes, original: bytes) ->
         rewrite(target, data, original)  # durable; refused if the file changed since it was read
         result.written = True
     except WriteRefused as exc:
-        result.error = FileError(result.path, exc.reason)
+        result.not_written(exc.reason)
     except OSError as exc:
-        result.error = FileError(result.path, f"cannot write: {exc.strerror or exc}")
+        result.not_written(f"cannot write: {exc.strerror or exc}; not fixed")
 
 
 class _BackgroundWrites:
@@ -183,7 +185,7 @@ def _deliver(result: FileResult, plan: Delivery, item: SourceFile, raw: bytes, f
     result.destination = destination
     result.written = destination is not None
     if error is not None and result.error is None:
-        result.error = FileError(result.path, error)
+        result.not_written(error)
 
 
 def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine,
@@ -324,7 +326,8 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
             if isinstance(entry, bytes):  # from a worker
                 encoded, entry = entry, decode_entry_head(entry)
                 result.findings = list(entry.findings)
-                result.set_encoded_fixed(bytes(entry.fixed))  # a copy: the Raw would keep the whole blob
+                if not result.unwritten:  # else nothing was fixed
+                    result.set_encoded_fixed(bytes(entry.fixed))  # a copy: the Raw would keep the whole blob
             else:
                 encoded = None
             results[index] = result
@@ -347,6 +350,11 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
     finally:
         if cache is not None:
             cache.close()
+    for index, result in enumerate(results):
+        if result is not None and result.unwritten:
+            # Not fixed: what remains is what the file holds, so its findings are a check's.
+            checked = process_one(files[index], Mode.CHECK, settings, engine)[0]
+            result.findings, result.scanned = checked.findings, checked.error is None
     drop_names_defined_elsewhere(results)
     return results  # type: ignore[return-value]
 
