@@ -126,8 +126,8 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
         if plan is not None:
             _deliver(result, plan, item, raw, final)
         elif result.changed:
-            # A symlink reached inside the tree is written through, never replaced by a file.
-            target = os.path.realpath(item.path) if item.path.is_symlink() else item.path
+            # Where the walk found it: a symlink reached inside the tree is written through.
+            target = item.real or os.path.realpath(item.path)
             if _WRITES is not None:
                 _WRITES.submit(result, target, final, raw)
             else:
@@ -195,7 +195,7 @@ def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine
 
     path = str(item.path)
     try:
-        raw = read_bytes(item.path)
+        raw = read_bytes(item.path, item.real)
     except SourceError as exc:
         return FileResult(path=path, language=item.language, error=FileError(path, exc.reason)), None, None
     try:
@@ -310,7 +310,7 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
             hit = None
             if cache is not None:
                 try:
-                    raw = read_bytes(item.path)
+                    raw = read_bytes(item.path, item.real)
                 except SourceError:
                     raw = None  # reported when processed
                 if raw is not None:

@@ -264,10 +264,17 @@ def _refuse_cr_breaks(data: bytes, path) -> None:
                                 "or tr); left untouched")
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
-    """The raw bytes of a file; SourceError (with a reason for the report) when it cannot be read."""
+def read_bytes(path: str | os.PathLike, real: str = "") -> bytes:
+    """The raw bytes of a regular file; SourceError (with a reason for the report) when it
+    cannot be read. `real`: where a walk found it (absolute, without links), read from there
+    without following a link (nofollow.py); else `path`, links followed. Neither blocks on a
+    FIFO nor reads a device."""
+    from .nofollow import Refused, read_found, read_path
+
     try:
-        return Path(path).read_bytes()
+        return read_found(real)[0] if real else read_path(path)
+    except Refused as exc:
+        raise SourceError(path, exc.reason) from None
     except FileNotFoundError:
         raise SourceError(path, "no such file (removed after discovery)") from None
     except IsADirectoryError:

@@ -170,24 +170,23 @@ def test_missing_path(tmp_path):
 
 def test_unreadable_file(tmp_path, monkeypatch):
     # Runs in-process: CI runs as root, for whom permission bits do not stop a read.
-    from pathlib import Path
-
+    from cuda2hip import nofollow
     from cuda2hip.runner import Mode, run
     from cuda2hip.settings import Settings
 
     f = write(tmp_path / "locked.cu", DIRTY)
-    real = Path.read_bytes
+    real = nofollow.read_found
 
-    def deny(self):
-        if self.name == "locked.cu":
+    def deny(path):
+        if path.endswith("locked.cu"):
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(path)
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
+    monkeypatch.setattr(nofollow, "read_found", deny)
     result = run([str(f)], Settings(root=tmp_path, use_cache=False), Mode.FIX)
     assert [(e.path.endswith("locked.cu"), e.reason) for e in result.errors] == [
         (True, "permission denied (unreadable)")]
-    monkeypatch.setattr(Path, "read_bytes", real)
+    monkeypatch.setattr(nofollow, "read_found", real)
     assert f.read_text() == DIRTY
 
 

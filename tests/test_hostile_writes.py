@@ -157,7 +157,7 @@ def test_report_parent_outside_the_working_tree_is_not_created(tmp_path, command
 KILLED_WRITE = """
 import os, sys, time
 from cuda2hip import writeback
-os.replace = lambda *args: time.sleep(600)  # killed before the rename
+os.rename = os.replace = lambda *args, **kw: time.sleep(600)  # killed before the rename
 writeback.atomic_write(sys.argv[1], b"half of the new content")
 """
 
