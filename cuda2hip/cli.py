@@ -248,7 +248,7 @@ def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool
         from .writeback import write_report
 
         try:
-            write_report(output, text.encode("utf-8"))
+            write_report(output, text.encode("utf-8", "backslashreplace"))
         except OSError as exc:  # checked before the run, so only e.g. a full disk gets here
             _fail(f"cannot write the report to {output}: {exc.strerror or exc}")
     else:

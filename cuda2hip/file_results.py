@@ -59,9 +59,9 @@ class FileResult:
     def fixed(self) -> list[Finding]:
         raw = self._fixed_raw
         if raw is not None:
-            from .result_cache import decode_findings
+            from .result_cache import decode_findings, own_paths
 
-            self._fixed = decode_findings(raw)
+            self._fixed = own_paths(decode_findings(raw), self.path)
             self._fixed_raw = None
         return self._fixed
 

@@ -34,7 +34,7 @@ from .digest import blake2b
 from .findings import Finding
 from .settings import Settings
 
-FORMAT_VERSION = "2"
+FORMAT_VERSION = "3"
 DB_NAME = "results-v2.sqlite3"
 CHECKSUM_SIZE = 16
 PRUNE_AFTER_DAYS = 30
@@ -53,7 +53,8 @@ class Entry(msgspec.Struct, array_like=True):
     error: str | None = None  # content-derived refusal (e.g. not C/C++ at all)
     converged: bool = True
     passes: list[int] = []  # fix modes: how many of `fixed` each pass of the fix loop applied
-    deps: list[tuple[str, bytes]] = []  # include_graph.dependencies of the analysis
+    # include_graph.dependencies of the analysis, paths as bytes (os.fsencode: any file name)
+    deps: list[tuple[bytes, bytes]] = []
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -65,8 +66,26 @@ def _decoder() -> "msgspec.msgpack.Decoder[Entry]":
     return msgspec.msgpack.Decoder(Entry)
 
 
-def encode_entry(entry: Entry) -> bytes:
-    return _ENCODER.encode(entry)
+def encode_entry(entry: Entry, path: str) -> bytes:
+    """The entry of the file `path` encoded. Its findings are all of that file: when its name is
+    not UTF-8 (surrogate escapes, which msgpack cannot hold), they go with a stand-in and get the
+    name back when decoded (`own_paths`)."""
+    try:
+        return _ENCODER.encode(entry)
+    except UnicodeEncodeError:
+        stand_in = os.fsencode(path).decode("utf-8", "backslashreplace")
+        copy = msgspec.structs.replace(
+            entry, findings=[msgspec.structs.replace(f, path=stand_in) for f in entry.findings],
+            fixed=[msgspec.structs.replace(f, path=stand_in) for f in entry.fixed])
+        return _ENCODER.encode(copy)
+
+
+def own_paths(findings: list[Finding], path: str) -> list[Finding]:
+    """`findings` (decoded: of the file `path`) with that file's name (see encode_entry)."""
+    if findings and findings[0].path != path:
+        for f in findings:
+            f.path = path
+    return findings
 
 
 def decode_entry(data: bytes) -> Entry:
@@ -82,7 +101,7 @@ class _EntryHead(msgspec.Struct, array_like=True):
     error: str | None = None
     converged: bool = True
     passes: list[int] = []
-    deps: list[tuple[str, bytes]] = []
+    deps: list[tuple[bytes, bytes]] = []
 
 
 @lru_cache(maxsize=1)
@@ -105,7 +124,7 @@ class _ChangeHead(msgspec.Struct, array_like=True):
     error: str | None = None
     converged: bool = True
     passes: msgspec.Raw = msgspec.Raw(b"\x90")
-    deps: list[tuple[str, bytes]] = []
+    deps: list[tuple[bytes, bytes]] = []
 
 
 @lru_cache(maxsize=1)
@@ -170,6 +189,10 @@ def replays(entry: Entry, raw: bytes, path: str) -> bool:
         return False
 
 
+def _paths(deps: list[tuple[bytes, bytes]]) -> list[tuple[str, bytes]]:
+    return [(os.fsdecode(p), d) for p, d in deps]
+
+
 def content_digest(raw: bytes) -> bytes:
     return blake2b(raw, digest_size=16).digest()
 
@@ -232,9 +255,11 @@ class ResultCache:
             return None
         from .include_graph import dependencies_hold
 
-        if not dependencies_hold(path, raw, root, entry.deps, self.digests):
+        if not dependencies_hold(path, raw, root, _paths(entry.deps), self.digests):
             self._unhit()
             return None
+        own_paths(entry.findings, path)
+        own_paths(entry.fixed, path)
         if fixing and not replays(entry, raw, path):
             self.stale += 1
             self._note(f"{path}: the cached fixed text is not what its fixes re-applied to the file "
@@ -254,7 +279,7 @@ class ResultCache:
             return None
         from .include_graph import dependencies_hold
 
-        if not dependencies_hold(path, raw, root, entry.deps, self.digests):
+        if not dependencies_hold(path, raw, root, _paths(entry.deps), self.digests):
             self._unhit()
             return None
         return entry.error is None and entry.migrated is not None and entry.migrated != raw
@@ -342,8 +367,8 @@ class ResultCache:
         self._hits.append(key)
         return entry
 
-    def put(self, key: bytes, entry: Entry, encoded: bytes | None = None) -> None:
-        self._pending.append((key, seal(encoded if encoded is not None else _ENCODER.encode(entry))))
+    def put(self, key: bytes, entry: Entry, path: str, encoded: bytes | None = None) -> None:
+        self._pending.append((key, seal(encoded if encoded is not None else encode_entry(entry, path))))
 
     def close(self) -> None:
         """Store the new results, mark the used ones, prune old ones."""

@@ -218,7 +218,7 @@ def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine
     finally:
         # The headers the result depends on, as the analysis read them (its cache key).
         deps = include_graph.dependencies(path, raw, settings.root)
-    entry.deps = deps
+    entry.deps = [(os.fsencode(p), d) for p, d in deps]
     return finish(item, raw, entry, mode, plan), content_digest(raw), entry
 
 
@@ -261,7 +261,7 @@ def _work(chunk: list[tuple[int, SourceFile]]):
         result, digest, entry = process_one(item, mode, settings, _ENGINE, plan)
         if entry is not None:
             result.findings, result.fixed = [], []  # rebuilt from the entry by the parent
-            entry = encode_entry(entry)
+            entry = encode_entry(entry, result.path)
         rows.append((index, result, digest, entry))
     if _WRITES is not None:
         _WRITES.wait()
@@ -299,7 +299,7 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
               plan: Delivery | None = None) -> list[FileResult]:
     """Results of `files`, in their order: cached ones first, the rest computed."""
     from . import content_facts
-    from .result_cache import ResultCache, decode_entry_head
+    from .result_cache import ResultCache, decode_entry_head, own_paths
 
     content_facts.configure(settings.use_cache)  # what headers define, kept as results are
     results: list[FileResult | None] = [None] * len(files)
@@ -325,14 +325,14 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
         def collect(index: int, result: FileResult, digest: bytes | None, entry: "Entry | bytes | None") -> None:
             if isinstance(entry, bytes):  # from a worker
                 encoded, entry = entry, decode_entry_head(entry)
-                result.findings = list(entry.findings)
+                result.findings = own_paths(list(entry.findings), result.path)
                 if not result.unwritten:  # else nothing was fixed
                     result.set_encoded_fixed(bytes(entry.fixed))  # a copy: the Raw would keep the whole blob
             else:
                 encoded = None
             results[index] = result
             if cache is not None and entry is not None and digest is not None:
-                cache.put(cache.key(result.path, digest), entry, encoded)
+                cache.put(cache.key(result.path, digest), entry, result.path, encoded)
 
         # Rules are compiled only when a file needs them (a run served by the cache compiles
         # nothing), in the parent first: rule errors surface once, before any worker starts.

@@ -127,7 +127,7 @@ def test_a_fixed_text_the_edits_do_not_give_is_never_written(project, tmp_path):
     def forge(value: bytes) -> bytes:
         entry = result_cache.decode_entry(result_cache.unseal(value))
         entry.migrated = entry.migrated.replace(b"hipFree(p);", b"hipFree(p); system(\"rm -rf ~\");")
-        return result_cache.seal(result_cache.encode_entry(entry))
+        return result_cache.seal(result_cache.encode_entry(entry, "main.cu"))
 
     for verbose in ([], ["--verbose"]):
         assert _edit_values(tmp_path, forge) == 1

@@ -218,7 +218,7 @@ def test_fixed_findings_from_a_worker_are_decoded_when_read():
                      line=1, column=i + 1, end_line=1, end_column=i + 5, message="m",
                      fix=Fix(Applicability.SAFE, (Edit(i, i + 4, "hip"),)), extra={"k": i})
              for i in range(20)]
-    head = decode_entry_head(encode_entry(Entry([], fixed, b"new")))
+    head = decode_entry_head(encode_entry(Entry([], fixed, b"new"), "a.cu"))
     assert head.migrated == b"new" and head.findings == []
     result = FileResult(path="a.cu", language="cuda")
     result.set_encoded_fixed(bytes(head.fixed))

@@ -9,13 +9,14 @@ Suppressed findings are included with `suppressions[]` (GitHub shows them as dis
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
 from .fingerprint import VERSION, fingerprints
-from .sources import Sources, repo_path
+from .sources import Sources, repo_path, repo_rel
 from .summary import summarize
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -54,7 +55,7 @@ def rule_descriptor(rule) -> dict:
 
 
 def _uri(path: str, root: Path) -> str:
-    return quote(repo_path(path, root), safe="/")
+    return quote(os.fsencode(repo_rel(path, root)), safe="/")  # the name's own bytes, escaped
 
 
 def render(run, ctx) -> str:
