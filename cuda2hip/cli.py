@@ -218,10 +218,17 @@ def _run_tree(src, output_dir, rename, settings, engine):
 INTERRUPTED = "cuda2hip: interrupted; every file written is complete, the others are untouched"
 
 
-def interrupted():
-    """End a command a Ctrl-C stopped (the writes are atomic: what the message says holds at any point)."""
-    echo(INTERRUPTED, err=True)
-    sys.exit(EXIT_INTERRUPTED)
+def interrupted(exc: KeyboardInterrupt | None = None):
+    """End a command a Ctrl-C (or SIGTERM, SIGHUP: signals.py) stopped, with the shell's status
+    for the signal (the writes are atomic: what the message says holds at any point)."""
+    from .signals import signal_of
+
+    signum = signal_of(exc) if exc is not None else 2
+    if signum == 2:
+        echo(INTERRUPTED, err=True)
+    else:
+        echo(INTERRUPTED.replace("interrupted", f"terminated by {exc}"), err=True)
+    sys.exit(128 + signum)
 
 
 def _exit_code(run, settings) -> int:
@@ -364,6 +371,10 @@ def main(args: list[str] | None = None) -> None:
     `check` / `fix` call is parsed from the option table; anything else (other commands, help,
     usage errors) goes through click."""
     argv = sys.argv[1:] if args is None else list(args)
+    if args is None:  # the command's own process (not a test calling main)
+        from .signals import install
+
+        install()
     from .cli_options import parse
 
     try:
@@ -394,9 +405,13 @@ def entry() -> None:
     try:
         main()
         code = EXIT_OK
-    except KeyboardInterrupt:
-        echo(INTERRUPTED, err=True)
-        code = EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        try:
+            interrupted(exc)
+        except SystemExit as done:
+            code = done.code
+        except UsageFailure:  # standard error is gone
+            code = EXIT_INTERRUPTED
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
             code = exc.code or 0

@@ -63,8 +63,8 @@ def group() -> None:
 def check(paths, **values):
     try:  # (click would end a Ctrl-C with "Aborted!" and exit status 1)
         check_files(paths, **values)
-    except KeyboardInterrupt:
-        interrupted()
+    except KeyboardInterrupt as exc:
+        interrupted(exc)
 
 
 @group.command("fix", help=fix_files.__doc__)
@@ -73,8 +73,8 @@ def check(paths, **values):
 def fix(paths, **values):
     try:  # (click would end a Ctrl-C with "Aborted!" and exit status 1)
         fix_files(paths, **values)
-    except KeyboardInterrupt:
-        interrupted()
+    except KeyboardInterrupt as exc:
+        interrupted(exc)
 
 
 @group.command()

@@ -44,11 +44,12 @@ _ENGINE: Engine | None = None
 _WORKER: dict = {}
 
 
-def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None) -> None:
-    import signal
+def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None, stop) -> None:
+    from .signals import in_worker
 
     # The parent decides what an interrupt stops; a worker always finishes its current file.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    in_worker(stop)
+    _WORKER["stop"] = stop
     global _ENGINE
     if _ENGINE is None or _ENGINE.settings != settings:  # a forked worker inherits the engine
         _ENGINE = Engine(settings)
@@ -257,7 +258,10 @@ def _work(chunk: list[tuple[int, SourceFile]]):
     if _WRITES is None and mode is Mode.FIX and plan is None:
         _WRITES = _BackgroundWrites()
     rows = []
+    stop = _WORKER["stop"]
     for index, item in chunk:
+        if stop.is_set():  # the run ends (a signal): the rest of the chunk is not started
+            break
         result, digest, entry = process_one(item, mode, settings, _ENGINE, plan)
         if entry is not None:
             result.findings, result.fixed = [], []  # rebuilt from the entry by the parent
@@ -265,7 +269,9 @@ def _work(chunk: list[tuple[int, SourceFile]]):
         rows.append((index, result, digest, entry))
     if _WRITES is not None:
         _WRITES.wait()
-    return rows
+    from .signals import RECEIVED
+
+    return rows, RECEIVED
 
 
 def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None = None) -> RunResult:
@@ -387,24 +393,33 @@ def _compute_parallel(files, pending, settings, mode, engine, plan, collect, bar
         chunks.append([(i, files[i]) for i in pending[k:k + size]])
         k += size
     _ENGINE = engine  # what forked workers inherit
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_init_worker,
-                               initargs=(settings, mode, plan))
+    import multiprocessing
+
+    from .signals import Terminated
+
+    context = multiprocessing.get_context()
+    stop = context.Event()  # set: the workers end their shares after their current file
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=context, initializer=_init_worker,
+                               initargs=(settings, mode, plan, stop))
     try:
         running = {pool.submit(_work, chunk) for chunk in chunks}
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
-                rows = fut.result()
+                rows, signum = fut.result()
                 for row in rows:
                     collect(*row)
                 bar.advance(len(rows))
+                if signum is not None:  # a worker was sent SIGTERM or SIGHUP: the run ends
+                    raise Terminated(signum)
     except BaseException:
-        # Ctrl-C (or a failure): start nothing new; running chunks finish their atomic writes
-        # and are still counted (and cached).
+        # Ctrl-C, a signal (or a failure): start nothing new; running chunks stop after their
+        # current file, finish its atomic write, and are still counted (and cached).
+        stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
         for fut in running:
             if fut.done() and not fut.cancelled() and fut.exception() is None:
-                for row in fut.result():
+                for row in fut.result()[0]:
                     collect(*row)
         raise
     pool.shutdown(wait=True)

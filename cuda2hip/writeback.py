@@ -24,14 +24,12 @@ from __future__ import annotations
 
 import errno
 import os
-import signal
 import stat
-import threading
-from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
 from . import nofollow
+from .signals import held_back
 from .tempnames import TEMP_SUFFIX, is_temp_name
 
 # A temporary file that cannot be attributed to a process of this machine is this old at least
@@ -50,24 +48,9 @@ class WriteRefused(Exception):
 CHANGED_MEANWHILE = "changed on disk while cuda2hip worked on it; left untouched (run it again)"
 
 
-@contextmanager
-def _uninterrupted():
-    """Hold back Ctrl-C (SIGINT) while a file is being replaced: between creating the temporary
-    file and entering the clean-up code there is no moment where an interrupt could leave it
-    behind. The interrupt is raised as soon as the write is done."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = None,
                  durable: bool = True) -> None:
-    with _uninterrupted():
+    with held_back():
         _atomic_write(Path(path), payload, mode, durable)
 
 
@@ -102,7 +85,7 @@ def rewrite(real: str | os.PathLike, payload: bytes, original: bytes, *, rename_
     its path, when the file has other hard links, has changed since it was read, or its owner or
     attributes cannot be kept; OSError when it cannot be written."""
     real = os.fspath(real)
-    with _uninterrupted():
+    with held_back():
         try:
             folder, fd = nofollow.open_file(real)
         except FileNotFoundError:
@@ -146,7 +129,7 @@ def write_found(real: str | os.PathLike, payload: bytes, *, mode: int, durable: 
     its folder's descriptor, atomically; `times` (atime, mtime in ns) and the extended
     attributes of the open file `attributes_of` given to it (a copy)."""
     real = os.fspath(real)
-    with _uninterrupted():
+    with held_back():
         folder = nofollow.open_folder(os.path.dirname(real)) if nofollow.SUPPORTED else -1
         try:
             _replace_in(folder, os.path.dirname(real), os.path.basename(real), payload, mode, durable,
@@ -206,7 +189,7 @@ def _replace_in(folder: int, where: str, name: str, payload: bytes, mode: int, d
         else:
             os.rename(path(tmp), path(name), src_dir_fd=at(tmp).get("dir_fd"), dst_dir_fd=at(name).get("dir_fd"))
     except BaseException:
-        # KeyboardInterrupt included: never leave the temporary file behind.
+        # KeyboardInterrupt (and signals.Terminated) included: never leave the temporary file behind.
         _discard(path(tmp), **at(tmp))
         raise
 
@@ -290,7 +273,7 @@ def atomic_symlink(link_text: str, target: str | os.PathLike) -> None:
     """Create (or replace) the symlink `target` -> `link_text`; the link is never followed."""
     target = Path(target)
     tmp = target.parent / f"{temp_prefix(target.name)}link{TEMP_SUFFIX}"
-    with _uninterrupted():
+    with held_back():
         _discard(str(tmp))
         os.symlink(link_text, tmp)
         try:
