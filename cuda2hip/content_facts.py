@@ -62,7 +62,7 @@ def lookup(kind: str, data: bytes) -> bytes | None:
     if path is None:
         return None
     from .result_cache import unseal
-    from .rulebook.loader import untrusted
+    from .trust import untrusted
 
     try:
         with open(path, "rb") as fh:
@@ -81,7 +81,8 @@ def store(kind: str, data: bytes, payload: bytes) -> None:
     if path is None:
         return
     from .result_cache import seal
-    from .rulebook.loader import make_cache_dir, untrusted, write_cache_file
+    from .rulebook.loader import make_cache_dir, write_cache_file
+    from .trust import untrusted
 
     try:
         make_cache_dir(path.parent)

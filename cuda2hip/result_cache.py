@@ -305,7 +305,8 @@ class ResultCache:
             for attempt in (1, 2):
                 db = None
                 try:
-                    from .rulebook.loader import make_cache_dir, untrusted
+                    from .rulebook.loader import make_cache_dir
+                    from .trust import untrusted
 
                     make_cache_dir(self.path.parent)
                     if os.path.lexists(self.path) and untrusted(self.path) is not None:

@@ -16,6 +16,7 @@ import msgspec
 
 from .. import __version__
 from ..digest import blake2b
+from ..trust import untrusted
 from .schema import Rule
 
 SCHEMA_VERSION = "5"
@@ -68,22 +69,6 @@ def _trusted_dir(path: str) -> bool:
           "results into it that a run would write into your files; `chmod go-w` it, or set "
           "CUDA2HIP_CACHE_DIR to a directory of your own", file=sys.stderr)
     return False
-
-
-def untrusted(path: Path) -> str | None:
-    """Why a cache file or directory may not be trusted (None: it may)."""
-    import stat
-
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        return f"cannot be examined ({exc.strerror or exc})"
-    if st.st_uid not in (os.geteuid(), 0):
-        return f"it belongs to another user (uid {st.st_uid})"
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        who = "other users" if st.st_mode & stat.S_IWOTH else "its group"
-        return f"it is writable by {who} (mode {stat.S_IMODE(st.st_mode):o})"
-    return None
 
 
 def make_cache_dir(path: Path) -> None:
