@@ -293,3 +293,19 @@ def test_rules_and_explain():
     assert "## What it does" in r.stdout and "## References" in r.stdout
     r = run_cli("explain", "NOPE999")
     assert r.returncode == 2
+
+
+@pytest.mark.parametrize("command", ["check", "fix"])
+def test_file_names_after_a_double_dash_are_never_options(tmp_path, command):
+    """`cuda2hip check -- FILES` (what the pre-commit hooks run): a name like `--output=../x.cu`
+    is a file, in both command-line parsers (the fast one and click's, `-vj1` sends a call
+    there)."""
+    odd = tmp_path / "--output=.."
+    odd.mkdir()
+    for extra in ([], ["-vj1"]):
+        write(odd / "x.cu", DIRTY)
+        r = run_cli(command, "--format", "concise", *extra, "--", "--output=../x.cu", cwd=tmp_path)
+        assert r.returncode == (1 if command == "check" else 0), r.stdout + r.stderr
+        assert not (tmp_path.parent / "x.cu").exists()
+        assert "--output=../x.cu" in r.stdout or command == "fix", r.stdout
+        assert ((odd / "x.cu").read_text() == DIRTY) == (command == "check")

@@ -112,3 +112,23 @@ def test_fix_hook_leaves_headers_that_are_not_staged_alone(hook_repo, tmp_path):
     assert (project / "kernel.cu").read_text() == '#include "common.h"\n' + FIXED
     assert "kernel.cu:1:1: HIP005" in out and "cuda2hip fix common.h" in out
 
+
+
+@pytest.mark.parametrize("hook", ["cuda2hip-check", "cuda2hip-fix"])
+def test_a_staged_file_named_like_an_option_is_a_file_to_the_hook(hook_repo, tmp_path, hook):
+    """pre-commit appends the staged names to the hook's entry: a file `x.cu` in a folder named
+    `--output=..` was read as `--output=../x.cu`, and the report overwrote ../x.cu, outside the
+    repository. The entries end with `--`."""
+    project = _project(tmp_path, "kernel.cu", FINDINGS)
+    odd = project / "--output=.."
+    odd.mkdir()
+    (odd / "x.cu").write_text(FINDINGS)
+    _git("add", "-A", cwd=project)
+    res = _try_repo(hook_repo, hook, project)
+    out = res.stdout + res.stderr
+    assert not (tmp_path / "x.cu").exists(), out
+    assert res.returncode == 1, out
+    if hook == "cuda2hip-check":
+        assert "--output=../x.cu:2:" in out and "kernel.cu:2:" in out, out
+    else:
+        assert (odd / "x.cu").read_text() == FIXED and (project / "kernel.cu").read_text() == FIXED, out
