@@ -418,6 +418,12 @@ def entry() -> None:
         else:
             echo(str(exc.code), err=True)
             code = 1
+    try:  # what a command that made no run (rules, explain) put in the store
+        from . import store
+
+        store.flush()
+    except KeyboardInterrupt:
+        pass
     for stream in (sys.stdout, sys.stderr):
         if _OUTPUT_FAILED:
             break  # said once; what is left in the buffers cannot be written either

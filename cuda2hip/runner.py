@@ -269,7 +269,10 @@ def _work(chunk: list[tuple[int, SourceFile]]):
         rows.append((index, result, digest, entry))
     if _WRITES is not None:
         _WRITES.wait()
+    from . import store
     from .signals import RECEIVED
+
+    store.flush()  # the facts of header contents this worker derived
 
     return rows, RECEIVED
 
