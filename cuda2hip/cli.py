@@ -58,10 +58,15 @@ def echo(text: str | bytes, nl: bool = True, err: bool = False) -> None:
         text += b"\n"
     try:
         stream.flush()
+        out = getattr(stream, "buffer", None)
+        if out is None:  # a text stream only (a caller's StringIO)
+            stream.write(text.decode(getattr(stream, "encoding", None) or "utf-8", "replace"))
+            stream.flush()
+            return
         # Bytes, in a loop: an unbuffered stream (PYTHONUNBUFFERED) may take part of them and
         # report no error when its reader goes away (a closed pipe), and the text layer would
         # drop the rest silently.
-        out, view = stream.buffer, memoryview(text)
+        view = memoryview(text)
         while view:
             written = out.write(view)
             if written is None:  # a non-blocking descriptor that is full: wait until it takes more
