@@ -1,7 +1,7 @@
 """Command line: `cuda2hip check|fix|rules|explain|coverage|test-rules`.
 
-Exit codes: 0 nothing at or above --fail-on; 1 findings (or, with --diff, changes); 2 usage,
-configuration, rule or I/O error.
+Exit codes: 0 nothing at or above --fail-on (or --exit-zero); 1 findings (or, with --diff,
+changes); 2 usage, configuration, rule or I/O error.
 
 `check` and `fix` are implemented here; the click commands (cli_commands.py) are built from the
 option table in cli_options.py, which also parses a plain `check` / `fix` call without importing
@@ -25,7 +25,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 # `fix --report FILE`: the report format follows the file name.
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",
-                   ".json": "json", ".sarif": "sarif"}
+                   ".json": "json", ".sarif": "sarif", ".csv": "api-csv"}
 
 
 def _formats() -> list[str]:
@@ -86,12 +86,13 @@ def echo(text: str | bytes, nl: bool = True, err: bool = False) -> None:
 _OUTPUT_FAILED = False
 
 
-def _settings(opts: dict):
+def _settings(opts: dict, cwd: Path | None = None):
+    """The settings of a run in `cwd` (default: the working directory) with options `opts`."""
     from .config import ConfigError, build_settings
     from .rulebook.selection import split_codes
 
     try:
-        settings = build_settings(opts.get("config_path"), isolated=opts.get("isolated", False))
+        settings = build_settings(opts.get("config_path"), isolated=opts.get("isolated", False), cwd=cwd)
     except ConfigError as exc:
         _fail(str(exc))
     if opts.get("select"):
@@ -208,7 +209,7 @@ def _run(paths, settings, mode, engine):
         _fail(str(exc))
 
 
-def _run_tree(src, output_dir, rename, settings, engine):
+def _run_tree(src, output_dir, rename, settings, engine, quiet=False):
     from .match.compiled import RuleCompileError
     from .output_tree import TreeError, migrate_tree
 
@@ -216,7 +217,8 @@ def _run_tree(src, output_dir, rename, settings, engine):
         run, summary = migrate_tree(Path(src), output_dir, settings, engine, rename=rename)
     except (TreeError, RuleCompileError) as exc:
         _fail(str(exc))
-    echo(summary.line(), err=True)
+    if not quiet:
+        echo(summary.line(), err=True)
     return run
 
 
@@ -236,24 +238,41 @@ def interrupted(exc: KeyboardInterrupt | None = None):
     sys.exit(128 + signum)
 
 
-def _exit_code(run, settings) -> int:
+def _exit_code(run, settings, view: dict | None = None) -> int:
     from .findings import Severity
 
     if run.errors:
         return EXIT_ERROR
     threshold = Severity.parse(settings.fail_on)
     if any(f.severity >= threshold and not f.suppressed for f in run.findings):
-        return EXIT_FINDINGS
+        return EXIT_OK if view and view.get("exit_zero") else EXIT_FINDINGS
     return EXIT_OK
 
 
-def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool = False,
-          extra: dict | None = None) -> None:
-    from .report import ReportContext, render
+def _view(opts: dict) -> dict:
+    """The output options (--min-severity, --show-info, --show-fixes, -q, --exit-zero), taken out
+    of `opts`: they steer the report and the exit status, never the run."""
+    from .findings import Severity
+    from .report import DEFAULT_MIN_SEVERITY
 
+    lowest = opts.pop("min_severity", None)
+    if opts.pop("show_info", False):
+        lowest = "hint"
+    return {"min_severity": int(Severity.parse(lowest or DEFAULT_MIN_SEVERITY)),
+            "fix_details": bool(opts.pop("show_fixes", False)), "quiet": bool(opts.pop("quiet", False)),
+            "exit_zero": bool(opts.pop("exit_zero", False))}
+
+
+def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool = False,
+          extra: dict | None = None, view: dict | None = None) -> None:
+    from .report import LINE_FORMATS, ReportContext, render
+
+    view = view or {}
     stream = sys.stderr if err else sys.stdout
     color = output is None and stream.isatty()
     ctx = ReportContext(engine=engine, settings=settings, color=color, show_suppressed=settings.show_suppressed,
+                        fix_details=view.get("fix_details", False), quiet=view.get("quiet", False),
+                        min_severity=view.get("min_severity", 0) if fmt in LINE_FORMATS else 0,
                         extra=extra or {})
     text = render(fmt, run, ctx)
     if output is not None:
@@ -267,15 +286,16 @@ def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool
         echo(text, nl=False, err=err)
 
 
-def _report(fmt: str, run, settings, engine, output: Path | None, statistics: bool, err: bool = False) -> None:
+def _report(fmt: str, run, settings, engine, output: Path | None, statistics: bool, err: bool = False,
+            view: dict | None = None) -> None:
     """The report in `fmt` (to `output` or the terminal); with --statistics the counts per rule
     replace it on the terminal (or come beside it when the report goes to a file)."""
     if statistics:
         if output is not None:
-            _emit(fmt, run, settings, engine, output)
-        _emit("statistics", run, settings, engine, None, err, extra={"json": fmt == "json"})
+            _emit(fmt, run, settings, engine, output, view=view)
+        _emit("statistics", run, settings, engine, None, err, extra={"json": fmt == "json"}, view=view)
     else:
-        _emit(fmt, run, settings, engine, output, err)
+        _emit(fmt, run, settings, engine, output, err, view=view)
 
 
 def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
@@ -284,6 +304,7 @@ def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
 
     if fmt not in _formats():
         _fail(f"--format: {fmt!r} is not one of {', '.join(_formats())}")
+    view = _view(opts)
     settings = _settings(opts)
     _check_output_path(output, "--output")
     _check_output_path(write_baseline, "--write-baseline")
@@ -308,8 +329,8 @@ def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
         sys.exit(EXIT_ERROR if run.errors else EXIT_OK)
     if known is not None:
         baselines.apply(run, settings.root, known)
-    _report(fmt, run, settings, engine, output, statistics)
-    sys.exit(_exit_code(run, settings))
+    _report(fmt, run, settings, engine, output, statistics, view=view)
+    sys.exit(_exit_code(run, settings, view))
 
 
 def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics, **opts):
@@ -333,6 +354,7 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
             _fail(f"--report: cannot tell the format of {report_file.name!r}; "
                   f"use a name ending in {', '.join(REPORT_SUFFIXES)}")
     opts["unsafe_fixes"] = unsafe_fixes
+    view = _view(opts)
     settings = _settings(opts)
     _check_output_path(output, "--output")
     _check_output_path(report_file, "--report")
@@ -341,7 +363,7 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
         if len(paths) != 1 or not Path(paths[0]).is_file():
             _fail("--stdout takes exactly one file")
     if tree:
-        run = _run_tree(paths[0], output_dir, rename, settings, engine)
+        run = _run_tree(paths[0], output_dir, rename, settings, engine, quiet=view["quiet"])
     else:
         run = _run(paths, settings, Mode.PREVIEW if (diff or to_stdout) else Mode.FIX, engine)
     if report_fmt is not None:
@@ -352,19 +374,20 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
         result = next((r for r in run.files if Path(r.path).resolve() == named), None)
         if result is not None and result.error is None:
             echo(result.migrated if result.changed else Path(paths[0]).read_bytes(), nl=False)
-        _emit("concise" if fmt == "text" else fmt, run, settings, engine, output, err=output is None)
-        sys.exit(_exit_code(run, settings))
+        _emit("concise" if fmt == "text" else fmt, run, settings, engine, output, err=output is None, view=view)
+        sys.exit(_exit_code(run, settings, view))
     if diff:
         from .report.diff import unified_diff_bytes
 
         # Bytes, as `fix` would write them (any encoding, any line-break style).
         text = b"".join(unified_diff_bytes(r.path, r.original, r.migrated) for r in run.files if r.changed)
         echo(text, nl=False)
-        _report("concise" if fmt == "text" else fmt, run, settings, engine, output, statistics, err=output is None)
-        code = _exit_code(run, settings)
-        sys.exit(EXIT_ERROR if code == EXIT_ERROR else (EXIT_FINDINGS if text else code))
-    _report(fmt, run, settings, engine, output, statistics)
-    sys.exit(_exit_code(run, settings))
+        _report("concise" if fmt == "text" else fmt, run, settings, engine, output, statistics, err=output is None,
+                view=view)
+        code = _exit_code(run, settings, view)
+        sys.exit(EXIT_ERROR if code == EXIT_ERROR else (EXIT_FINDINGS if text and not view["exit_zero"] else code))
+    _report(fmt, run, settings, engine, output, statistics, view=view)
+    sys.exit(_exit_code(run, settings, view))
 
 
 COMMANDS = {"check": check, "fix": fix}

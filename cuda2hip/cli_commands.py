@@ -1,5 +1,5 @@
 """The click commands: `check` and `fix` (options from cli_options.py, implementations in
-cli.py), and `rules`, `explain`, `coverage`, `test-rules`. Imported only for calls that
+cli.py), and `rules`, `explain`, `coverage`, `test-rules`, `lsp`. Imported only for calls that
 cli_options.parse leaves to click."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from . import __version__
 from .cli import EXIT_FINDINGS, EXIT_OK, _engine, _fail, _settings, interrupted
 from .cli import check as check_files
 from .cli import fix as fix_files
-from .cli_options import CHECK, COMMON, FIX, Option
+from .cli_options import CHECK, COMMON, FIX, LSP, Option
 
 
 def _click_option(o: Option):
@@ -191,4 +191,29 @@ def test_rules(directory, select, verbose):
             click.echo(f"FAIL {rule.code} ({rule.id}): the rule has no test cases")
     click.echo(f"{total - failures} passed, {failures} failed ({len(chosen)} rules)")
     sys.exit(EXIT_FINDINGS if failures else EXIT_OK)
+
+
+@group.command("lsp")
+@options(LSP)
+def lsp(baseline, **opts):
+    """Serve findings, fixes and rule docs to an editor over the Language Server Protocol (on
+    stdin/stdout; the editor starts and ends it). Each file gets the settings `check` would use
+    for it: the nearest configuration file, and the options given here. See docs/editors.md."""
+    from .cli import UsageFailure
+
+    # (Nothing is imported from the working directory, the editor's workspace: launch.py.)
+    fixed = bool(opts.get("config_path") or opts.get("isolated"))
+    # A bad option (--target-rocm 6.x) ends the command; a configuration file's errors are
+    # shown on the files it configures, which the server goes on serving.
+    _settings({**opts, "config_path": None, "isolated": True})
+
+    def settings_for(cwd: Path, config: Path | None):
+        try:
+            return _settings({**opts, "config_path": config or opts.get("config_path")}, cwd=cwd)
+        except UsageFailure as exc:
+            raise ValueError(str(exc)) from None
+
+    from .lsp import serve
+
+    serve(settings_for, fixed=fixed, baseline=baseline)
 

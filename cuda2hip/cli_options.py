@@ -77,10 +77,23 @@ COMMON = (
                 "include; by default they are reported (HIP005), not migrated."),
 )
 
-CORE_FORMATS = ("text", "concise", "json", "sarif", "github", "markdown", "html")
+CORE_FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit", "markdown", "html", "api-csv")
 STATISTICS = Option(("--statistics",), "statistics", "flag",
                     help="Print the number of findings per rule instead of the findings "
                          "(with --output, as well as the report).")
+
+# What the report shows and the exit status (docs/reports.md, "Output options").
+OUTPUT = (
+    Option(("--min-severity",), "min_severity", "choice", choices=SEVERITIES,
+           help="Lowest severity listed by the text, concise, github, gitlab and junit formats "
+                "(default: warning; the findings below are counted in one line)."),
+    Option(("--show-info",), "show_info", "flag", help="List info and hint findings too (--min-severity hint)."),
+    Option(("--show-fixes",), "show_fixes", "flag",
+           help="Show each fix's edit under its finding (text format); `fix`: list the fixes applied."),
+    Option(("--quiet", "-q"), "quiet", "flag", help="Print the findings only: no summary, nothing on success."),
+    Option(("--exit-zero",), "exit_zero", "flag",
+           help="Exit 0 even when findings remain (errors still exit 2)."),
+)
 
 CHECK = (
     Option(("--format",), "fmt", "text", default="text", show_default=True,
@@ -91,7 +104,7 @@ CHECK = (
            help="Report only findings that this baseline file does not list."),
     Option(("--write-baseline",), "write_baseline", "path", dir_okay=False,
            help="Record the current findings in this baseline file and exit 0."),
-) + COMMON
+) + OUTPUT + COMMON
 
 FIX = (
     Option(("--unsafe-fixes",), "unsafe_fixes", "flag", help="Also apply fixes marked unsafe."),
@@ -102,14 +115,18 @@ FIX = (
     Option(("--output", "-o"), "output", "path", dir_okay=False, help="Write the report to this file."),
     Option(("--report",), "report_file", "path", dir_okay=False,
            help="Write a report of the rewrite, with the diff of every changed file "
-                "(format by suffix: .html, .md, .json, .sarif)."),
+                "(format by suffix: .html, .md, .json, .sarif; .csv: the per-API summary)."),
     Option(("--output-dir",), "output_dir", "path", file_okay=False,
            help="Write a complete migrated copy of the directory SRC here (other files copied as they are); "
                 "SRC is left untouched."),
     Option(("--rename",), "rename", "flag",
            help="Rename CUDA sources (.cu -> .hip) and update the includes that name them (one directory)."),
     STATISTICS,
-) + COMMON
+) + OUTPUT + COMMON
+
+# `lsp`: the options that decide what `check` reports for a file, and its baseline.
+LSP = tuple(o for o in CHECK if o.dest == "baseline") + tuple(o for o in COMMON if o.dest not in (
+    "fail_on", "jobs", "verbose", "show_suppressed", "force_exclude", "markdown_limit", "follow_includes"))
 
 COMMANDS = {"check": CHECK, "fix": FIX}
 

@@ -33,6 +33,8 @@ from .source import SourceError, SourceText, read_bytes
 if TYPE_CHECKING:
     from .result_cache import Entry
 
+# How the reason of a file's error starts when the analysis failed (a bug), not the input.
+INTERNAL_ERROR = "internal error while analysing the file"
 # Below this many files, worker start-up costs more than it saves.
 PARALLEL_THRESHOLD = 16
 # Files per task sent to a worker: big enough to amortise the round trip, small enough that
@@ -194,11 +196,23 @@ def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine
     """(result, content digest, cacheable analysis) of one file."""
     from .result_cache import content_digest
 
-    path = str(item.path)
     try:
         raw = read_bytes(item.path, item.real)
     except SourceError as exc:
+        path = str(item.path)
         return FileResult(path=path, language=item.language, error=FileError(path, exc.reason)), None, None
+    result, entry = process_content(raw, item, mode, settings, engine, plan, record=True)
+    if entry is None:
+        return result, None, None
+    return result, content_digest(raw), entry
+
+
+def process_content(raw: bytes, item: SourceFile, mode: Mode, settings: Settings, engine: Engine,
+                    plan: Delivery | None = None, *, record: bool = False) -> tuple[FileResult, "Entry | None"]:
+    """(result, analysis) of one file whose content is `raw`, whether read from `item.path` or
+    held elsewhere (an editor's buffer: in_memory.py). `record`: key the analysis by the headers
+    it reads (`Entry.deps`), for the result cache. The analysis is None when there is none."""
+    path = str(item.path)
     try:
         # Python source is UTF-8 unless it declares otherwise (PEP 3120, PEP 263): no 8-bit guess.
         source = SourceText.from_bytes(raw, path, eight_bit=item.language != "python")
@@ -206,21 +220,24 @@ def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine
         result = FileResult(path=path, language=item.language, error=FileError(path, exc.reason))
         if mode is Mode.FIX and plan is not None:
             _deliver(result, plan, item, raw, None)
-        return result, None, None
+        return result, None
     from . import include_graph
 
-    include_graph.record_reads()
+    if record:
+        include_graph.record_reads()
     try:
         entry = analyse(source, item, mode, settings, engine)
     except Exception as exc:  # an engine bug must not cost the results of every other file
-        error = FileError(path, f"internal error while analysing the file ({type(exc).__name__}: {exc}); "
+        error = FileError(path, f"{INTERNAL_ERROR} ({type(exc).__name__}: {exc}); "
                                 "left untouched; please report it")
-        return FileResult(path=path, language=item.language, error=error), None, None
+        return FileResult(path=path, language=item.language, error=error), None
     finally:
-        # The headers the result depends on, as the analysis read them (its cache key).
-        deps = include_graph.dependencies(path, raw, settings.root)
-    entry.deps = [(os.fsencode(p), d) for p, d in deps]
-    return finish(item, raw, entry, mode, plan), content_digest(raw), entry
+        if record:
+            # The headers the result depends on, as the analysis read them (its cache key).
+            deps = include_graph.dependencies(path, raw, settings.root)
+    if record:
+        entry.deps = [(os.fsencode(p), d) for p, d in deps]
+    return finish(item, raw, entry, mode, plan), entry
 
 
 def process_file(item: SourceFile, mode: Mode, settings: Settings, engine: Engine | None = None,

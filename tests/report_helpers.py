@@ -31,7 +31,8 @@ def assert_golden(name: str, actual: str) -> None:
     assert actual == expected, f"{name} differs from the golden file (UPDATE_GOLDEN=1 rewrites it after review)"
 
 
-SARIF_SCHEMA = REFERENCE / "sarif" / "sarif-schema-2.1.0.json"
+# (CUDA2HIP_SARIF_SCHEMA: the schema elsewhere, e.g. for a checkout without shared/ beside it)
+SARIF_SCHEMA = Path(os.environ.get("CUDA2HIP_SARIF_SCHEMA", REFERENCE / "sarif" / "sarif-schema-2.1.0.json"))
 
 
 def sarif_schema_errors(sarif: dict) -> list[str]:
@@ -47,3 +48,13 @@ def sarif_schema_errors(sarif: dict) -> list[str]:
     Draft4Validator.check_schema(schema)
     errors = sorted(Draft4Validator(schema).iter_errors(sarif), key=lambda e: list(e.path))
     return [f"{list(e.path)}: {e.message}" for e in errors]
+
+
+def html_page_data(page: str) -> dict:
+    """The findings data of an HTML report (the JSON its script draws the findings from)."""
+    import json
+    import re
+
+    m = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page, re.S)
+    assert m, "no report data in the page"
+    return json.loads(m.group(1))

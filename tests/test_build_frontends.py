@@ -62,7 +62,7 @@ def test_makefile_suppression(tmp_path):
 def test_cmake_parse_recovery_is_reported(tmp_path):
     f = tmp_path / "CMakeLists.txt"
     f.write_text("project(a LANGUAGES CUDA\nenable_language(CUDA)\n")
-    res = run_cli("check", "--isolated", "--format", "concise", f)
+    res = run_cli("check", "--isolated", "--format", "concise", "--show-info", f)
     assert "HIP002" in res.stdout
 
 

@@ -28,6 +28,8 @@ ACCEPTED = [
     ["fix", "--unsafe-fixes", "--diff", "a.cu"],
     ["fix", "--stdout", "a.cu", "--format", "concise"],
     ["fix", "--output-dir", "out", "--rename", "src", "--report", "r.html", "-j", "1"],
+    ["check", "--min-severity", "info", "--show-info", "--show-fixes", "-q", "--exit-zero", "a.cu"],
+    ["fix", "--quiet", "--show-fixes", "--min-severity=error", "--format", "gitlab", "a.cu"],
 ]
 
 REFUSED = [

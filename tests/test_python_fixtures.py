@@ -35,7 +35,7 @@ def test_all_three_fixtures_present():
 @pytest.mark.parametrize("name", NAMES)
 def test_findings_at_the_right_python_lines(name, tmp_path):
     _copy(name, tmp_path)
-    r = run_cli("check", "--format", "concise", "input.py", cwd=tmp_path)
+    r = run_cli("check", "--format", "concise", "--show-info", "input.py", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     expected = (PY_FIXTURES / name / "expected-findings.txt").read_text()
     assert r.stdout == expected

@@ -1,12 +1,12 @@
-"""Code shown in the HTML report: the flagged range is marked at the right code points, also
-after non-ASCII text, with CRLF line ends and in unhighlightable files."""
+"""Code shown in the reports: the lines the HTML page's frames and fix previews need (its
+script marks the columns: tests/test_report_html_browser.py), and a fix's before / after."""
 
 from __future__ import annotations
 
-import re
+from pathlib import Path
 
 from cuda2hip.findings import Applicability, Edit, Finding, Fix, Severity
-from cuda2hip.report import codeview
+from cuda2hip.report import codeview, html_data
 from cuda2hip.source import SourceText
 
 
@@ -19,38 +19,48 @@ def _finding(src: SourceText, needle: str, fix: Fix | None = None) -> Finding:
                    end_line, end_col, "msg", fix=fix)
 
 
-def _marked(frame) -> list[tuple[int, str]]:
-    return [(ln.number, "".join(re.findall(r"<mark>(.*?)</mark>", re.sub(r"</?span[^>]*>", "", str(ln.html)))))
-            for ln in frame if ln.marked]
+class _Result:
+    def __init__(self, path, findings):
+        self.path, self.findings, self.fixed, self.error, self.changed = path, findings, [], None, False
 
 
-def test_mark_after_non_ascii_text_with_crlf():
-    src = SourceText.from_bytes("int a;\r\n/* é ✓ */ cudaStream_t s;\r\nint b;\r\n".encode(), "k.cu")
-    f = _finding(src, "cudaStream_t")
-    frame = codeview.frame(codeview.highlight(src, "k.cu"), f)
-    assert [ln.number for ln in frame] == [1, 2, 3]
-    assert _marked(frame) == [(2, "cudaStream_t")]
+class _Run:
+    def __init__(self, path, findings):
+        self.files = [_Result(path, findings)]
+        self.findings = findings
+        self.fixed = []
 
 
-def test_mark_spanning_lines_and_plain_text_files():
-    src = SourceText.from_bytes(b"x\nfoo(a,\n    b);\ny\n", "notes.unknown-ext")
-    f = _finding(src, "foo(a,\n    b)")
-    frame = codeview.frame(codeview.highlight(src, src.path), f)
-    assert _marked(frame) == [(2, "foo(a,"), (3, "    b)")]
+def _data(tmp_path: Path, raw: bytes, needle: str, name: str = "k.cu") -> dict:
+    path = tmp_path / name
+    path.write_bytes(raw)
+    src = SourceText.read(path)
+    return html_data.page_data(_Run(str(path), [_finding(src, needle)]), tmp_path, [])
 
 
-def test_lone_cr_files_stay_plain_but_numbered_like_the_finding():
-    src = SourceText.from_bytes(b"int a;\rcudaFree(p);\r", "old.cu")
-    f = _finding(src, "cudaFree")
-    lines = codeview.highlight(src, "old.cu")
-    assert len(lines) == len(src.line_starts)
-    assert _marked(codeview.frame(lines, f)) == [(2, "cudaFree")]
+def _lines(data) -> dict[int, object]:
+    return {first + k: text for first, texts in data["lines"]["0"] for k, text in enumerate(texts)}
 
 
-def test_html_is_escaped():
-    src = SourceText.from_bytes(b'#include <cuda.h> // "<b>"\n', "a.cu")
-    html = str(codeview.render_tokens(codeview.highlight(src, "a.cu")[0]))
-    assert "<cuda.h>" not in html and "&lt;cuda.h&gt;" in html and "<b>" not in html
+def test_lines_around_a_finding_without_line_breaks(tmp_path):
+    data = _data(tmp_path, "int a;\r\n/* é ✓ */ cudaStream_t s;\r\nint b;\r\nint c;\r\nint d;\r\nint e;\r\n".encode(),
+                 "cudaStream_t")
+    assert _lines(data) == {1: "int a;", 2: "/* é ✓ */ cudaStream_t s;", 3: "int b;", 4: "int c;"}
+    (row,) = data["findings"]
+    assert row[:4] == [0, 2, 11, 23]  # file, line, column and end column in code points
+    assert data["strings"][row[6]] == "msg"
+
+
+def test_lone_cr_files_are_numbered_like_the_finding(tmp_path):
+    data = _data(tmp_path, b"int a;\rcudaFree(p);\r", "cudaFree")
+    assert _lines(data) == {1: "int a;", 2: "cudaFree(p);"}
+
+
+def test_a_long_line_is_kept_as_a_window_around_the_finding(tmp_path):
+    line = "x" * 5000 + " cudaFree(p); " + "y" * 5000
+    data = _data(tmp_path, (line + "\n").encode(), "cudaFree")
+    first, text = _lines(data)[1]
+    assert len(text) <= html_data.LONG_LINE and text[5001 - first + 1:][:8] == "cudaFree"
 
 
 def test_fix_preview_shows_the_line_before_and_after():

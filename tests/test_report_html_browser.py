@@ -143,3 +143,108 @@ def test_fix_report_in_chromium_shows_the_diff(browser, tmp_path):
     assert requests == [(project / "fix.html").resolve().as_uri()]
     assert problems == []
     page.close()
+
+
+def _visible_count(page) -> int:
+    return int(page.locator("#visible-count").inner_text())
+
+
+def test_work_folder_filters_and_readiness_in_chromium(browser, tmp_path):
+    """The filters a reviewer needs (needs a person / fixable, folder), the readiness view, and
+    the "By effort" table whole on a laptop-sized window."""
+    project = copy_project(tmp_path)
+    lib = project / "lib" / "deep"
+    lib.mkdir(parents=True)
+    (lib / "ready.cu").write_text("__global__ void k() {}\n")
+    (lib / "fixable.cu").write_text("cudaStream_t s;\n")
+    args = ("check", "--isolated", "--select", SELECT, ".")
+    data = json.loads(run_cli(*args, "--format", "json", cwd=project).stdout)
+    findings = [f for f in data["findings"] if not f["suppressed"]]
+    manual = [f for f in findings if f["severity"] in ("warning", "error")
+              and (f["fix"] is None or f["fix"]["applicability"] != "safe")]
+    safe = [f for f in findings if f["fix"] and f["fix"]["applicability"] == "safe"]
+    assert run_cli(*args, "--format", "html", "-o", "r.html", cwd=project).returncode == 1
+    page, requests, problems = _open(browser, project / "r.html")
+    total = len(findings)
+    assert _visible_count(page) == _visible_findings(page) == total
+
+    page.select_option("#filter-work", "manual")
+    assert _visible_count(page) == _visible_findings(page) == len(manual) == 3
+    assert page.locator("li.finding .badge.person").count() == 3
+    page.select_option("#filter-work", "fix")
+    assert _visible_count(page) == _visible_findings(page) == len(safe)
+    page.click("#filter-reset")
+
+    page.select_option("#filter-folder", "lib")
+    assert _visible_count(page) == _visible_findings(page) == 1
+    assert page.locator("section.file:visible").all_inner_texts()[0].startswith("lib/deep/fixable.cu")
+    page.click("#filter-reset")
+    assert _visible_count(page) == total
+
+    # Readiness: 5 files; ready: clean.cu, lib/deep/ready.cu; fixable: lib/deep/fixable.cu, util.cuh
+    # (only safe fixes); a person: kernels.cu (HIP102).
+    rows = page.locator("#readiness-table tbody tr")
+    root = rows.first
+    assert (root.get_attribute("data-files"), root.get_attribute("data-ready"), root.get_attribute("data-fixable"),
+            root.get_attribute("data-manual")) == ("5", "2", "2", "1")
+    assert page.locator("[data-summary='readiness.ready']").inner_text() == "2"
+    lib_row = page.locator('#readiness-table tr[data-folder="lib/deep"]')  # lib/ alone holds deep/: one row
+    assert lib_row.get_attribute("data-ready") == "1" and lib_row.get_attribute("data-fixable") == "1"
+    assert page.locator('#readiness-table tr[data-folder="lib"]').count() == 0
+    widths = lib_row.locator(".bar i").evaluate_all("els => els.map(e => e.getBoundingClientRect().width)")
+    bar = lib_row.locator(".bar").evaluate("e => e.getBoundingClientRect().width")
+    assert len(widths) == 2 and abs(widths[0] - widths[1]) < 1 and abs(sum(widths) - bar) < 1
+    lib_row.locator("button").click()  # a folder's name filters the findings
+    assert page.locator("#filter-folder").input_value() == "lib/deep" and _visible_count(page) == 1
+
+    # "By effort" is whole, not clipped, at 1280 and at 800 pixels.
+    for width in (1280, 800):
+        page.set_viewport_size({"width": width, "height": 900})
+        clipped = page.locator("#estimate").evaluate("e => e.scrollWidth > e.clientWidth + 1")
+        assert not clipped, width
+    assert requests == [(project / "r.html").resolve().as_uri()]
+    assert problems == []
+    page.close()
+
+
+def test_marks_and_text_in_chromium(browser, tmp_path):
+    """The flagged range is marked at its code points after non-ASCII and astral characters and
+    with CRLF line ends; code is text, never HTML; invisible bidi controls are shown."""
+    project = copy_project(tmp_path)
+    (project / "src" / "odd.cu").write_bytes(
+        "int a;\r\n/* é 😀 <b>x</b> */ cudaStream_t s;\r\n/* \u202e */ cudaEvent_t e;\r\n".encode("utf-8"))
+    assert run_cli("check", "--isolated", "--select", SELECT, "--format", "html", "-o", "r.html", "src/odd.cu",
+                   cwd=project).returncode == 1
+    page, requests, problems = _open(browser, project / "r.html")
+    marks = page.locator("li.finding table.code-frame tr.marked mark").all_inner_texts()
+    assert marks == ["cudaStream_t", "cudaEvent_t"]
+    assert page.locator("li.finding table.code-frame b").count() == 0  # <b> shown as text
+    assert "<b>x</b>" in page.locator("li.finding").first.inner_text()
+    assert "<U+202E>" in page.locator("li.finding").nth(1).locator("table.code-frame").inner_text()
+    assert problems == []
+    page.close()
+
+
+def test_a_big_report_is_drawn_page_by_page(browser, tmp_path):
+    """Thousands of findings: the page draws 300 at a time; "Show more" draws the next ones, and
+    a filter counts every finding, drawn or not."""
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in range(20):
+        (src / f"k{n:02}.cu").write_text("".join(f"void f{i}() {{ cudaStream_t s; cudaFree(p); }}\n" for i in range(25)))
+    r = run_cli("check", "--isolated", "--no-cache", "--select", "HIP101", "--format", "html", "-o", "r.html", "src",
+                cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    size = (tmp_path / "r.html").stat().st_size
+    assert size / 1000 < 600, size  # bytes per finding (1000 findings)
+    page, requests, problems = _open(browser, tmp_path / "r.html")
+    assert _visible_count(page) == 1000 and _visible_findings(page) == 300
+    page.click("#show-more")
+    assert _visible_findings(page) == 600
+    page.fill("#filter-text", "cudaFree")
+    assert _visible_count(page) == 500 and _visible_findings(page) == 300
+    page.goto((tmp_path / "r.html").resolve().as_uri() + "#finding-900")  # a link to a finding not drawn
+    page.wait_for_selector("#finding-900")
+    assert page.locator("#finding-900").is_visible()
+    assert problems == []
+    page.close()

@@ -11,34 +11,45 @@ from cuda2hip.report.markdown import size
 from conftest import run_cli
 
 LIMIT = 65536
-# ~4,800 findings over 40 files: renames (warnings), and one error per file
-LINE = "void f{i}() {{ cudaStream_t s; cudaStreamCreate(&s); cudaMalloc(&p, 4); cudaFree(p); }}\n"
+# 6,040 findings over 40 files: renames (warnings, one line per name and file), 1,200 unknown CUDA
+# names (warnings, a message each) and one error per file
+LINE = "void f{i}() {{ cudaStream_t s; cudaStreamCreate(&s); cudaMalloc(&p, 4); cudaFree(p); cudaUnknownThing{n}x{i}(); }}\n"
+SELECT = "HIP101,HIP102,HIP190"
 
 
 def _tree(root):
     (root / "src").mkdir()
     for n in range(40):
-        body = "".join(LINE.format(i=i) for i in range(30))
+        body = "".join(LINE.format(i=i, n=n) for i in range(30))
         (root / "src" / f"k{n:02}.cu").write_text(f"void e{n}() {{ cudaDeviceFlushGPUDirectRDMAWrites(a, b); }}\n" + body)
 
 
 def _check(root, *extra):
-    proc = run_cli("check", "--isolated", "--no-cache", "--select", "HIP101,HIP102", "--format", "markdown", *extra,
+    proc = run_cli("check", "--isolated", "--no-cache", "--select", SELECT, "--format", "markdown", *extra,
                    "src", cwd=root)
     assert proc.returncode == 1, proc.stderr
     return proc.stdout
+
+
+def _shown(md: str) -> int:
+    """Findings listed: each file's `N findings, K shown` (or all N)."""
+    total = 0
+    for n, k in re.findall(r"</code>: (\d+) findings?(?:, (\d+) shown)?</summary>", md):
+        total += int(k or n)
+    return total
 
 
 def test_a_large_tree_fits_in_a_pull_request_comment(tmp_path):
     _tree(tmp_path)
     md = _check(tmp_path)
     assert size(md) <= LIMIT
-    assert "| Findings | 4840 |" in md and "| `HIP101` cuda-runtime-api | 4800 |" in md  # the summary in full
-    # the errors come first: every one of them is listed
+    assert "| Findings | 6040 |" in md and "| `HIP101` cuda-runtime-api | 4800 |" in md  # the summary in full
+    assert "| `HIP190` unknown-cuda-name | 1200 |" in md
+    # what needs a person comes first: every error, then unknown names (no fix) before renames
     assert md.count("**HIP102**") == 40
-    shown = md.count("**HIP101**")
-    assert 0 < shown < 4800
-    assert f"**Not shown: {4840 - 40 - shown} of 4840 findings**" in md
+    assert 0 < md.count("**HIP190**") < 1200 and md.count("**HIP101**") == 0
+    shown = _shown(md)
+    assert f"**Not shown: {6040 - shown} of 6040 findings**" in md
     assert "`--markdown-limit 0` shows everything" in md
     # the lists are well-formed: every <details> is closed
     assert md.count("<details>") == md.count("</details>")
@@ -49,17 +60,19 @@ def test_the_limit_is_configurable_and_0_means_none(tmp_path):
     small = _check(tmp_path, "--markdown-limit", "8000")
     assert size(small) <= 8000 and "Not shown" in small
     everything = _check(tmp_path, "--markdown-limit", "0")
-    assert "Not shown" not in everything and everything.count("**HIP101**") == 4800
+    assert "Not shown" not in everything and _shown(everything) == 6040
+    # one line per rule, message and file: a name renamed 30 times in a file is one line
+    assert everything.count("**HIP101**") == 40 * 4 and everything.count("**HIP190**") == 1200
     (tmp_path / "cuda2hip.toml").write_text("markdown-limit = 20000\n")
-    proc = run_cli("check", "--select", "HIP101,HIP102", "--format", "markdown", "--no-cache", "src", cwd=tmp_path)
+    proc = run_cli("check", "--select", SELECT, "--format", "markdown", "--no-cache", "src", cwd=tmp_path)
     assert 8000 < size(proc.stdout) <= 20000
 
 
 def test_a_report_that_fits_is_whole(tmp_path):
     (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "k.cu").write_text(LINE.format(i=0))
+    (tmp_path / "src" / "k.cu").write_text(LINE.format(i=0, n=0))
     md = _check(tmp_path)
-    assert "Not shown" not in md and md.count("**HIP101**") == 4
+    assert "Not shown" not in md and md.count("**HIP101**") == 4 and md.count("**HIP190**") == 1
 
 
 def test_fix_report_diffs_are_left_out_whole_when_they_do_not_fit(tmp_path):

@@ -8,7 +8,7 @@ import re
 from html.parser import HTMLParser
 
 from conftest import run_cli
-from report_helpers import SELECT, copy_project, sarif_schema_errors
+from report_helpers import SELECT, copy_project, html_page_data, sarif_schema_errors
 
 
 def _run(project, *args, expect=1):
@@ -116,8 +116,9 @@ def test_fix_report_html_and_json_hold_the_diffs(tmp_path):
     project = copy_project(tmp_path)
     _run(project, "fix", "--isolated", "--select", SELECT, "--report", "report.html", "src")
     page = (project / "report.html").read_text()
-    assert '<span class="d-add">+    hipStream_t stream;</span>' in page
-    assert '<span class="d-del">-    cudaStream_t stream;</span>' in page
+    data = html_page_data(page)
+    diff = data["diffs"][str(data["files"].index("src/kernels.cu"))]
+    assert "\n+    hipStream_t stream;\n" in diff and "\n-    cudaStream_t stream;\n" in diff
     summary = html_summary(page)
     assert summary["files_changed"] == "2" and summary["fixed"] == "11" and summary["findings"] == "3"
 
@@ -143,7 +144,20 @@ def test_html_page_is_self_contained(tmp_path):
     assert "Content-Security-Policy" in page and "default-src 'none'" in page
     # No reference to anything outside the page: no src= / stylesheet links / url() / @import.
     assert not re.search(r"""\s(src|srcset)\s*=|<link\b|@import|url\(\s*['"]?(https?:|//)""", page, re.I)
-    assert '<a href="#rule-HIP102"' in page and 'id="rule-HIP102"' in page  # findings link to docs
+    assert 'id="rule-HIP102"' in page and ["HIP102", "cuda-api-without-hip-equivalent"] in html_page_data(page)["rules"]
+
+
+def test_html_data_cannot_end_its_script_element(tmp_path):
+    """Code and messages travel as JSON inside <script>: a `</script>` or `<!--` in them is
+    escaped, so the page parses the same whatever the checked code holds."""
+    project = copy_project(tmp_path)
+    (project / "src" / "odd.cu").write_text('// </script><script>alert(1)</script> <!--\ncudaStream_t s;  // </script>\n')
+    page = _run(project, "check", "--isolated", "--select", SELECT, "--format", "html", "src/odd.cu")
+    data_part = page[page.index('id="report-data">'):page.index("</script>", page.index('id="report-data">'))]
+    assert "<" not in data_part.split(">", 1)[1]
+    data = html_page_data(page)
+    lines = data["lines"][str(data["files"].index("src/odd.cu"))]
+    assert lines[0][1][0] == "// </script><script>alert(1)</script> <!--"
 
 
 USER_RULES = {
@@ -211,9 +225,12 @@ def test_formats_handle_rules_of_any_kind_severity_and_effort(tmp_path):
     usr = next(r for r in sarif["tool"]["driver"]["rules"] if r["id"] == "USR501")
     assert "helpUri" not in usr and usr["defaultConfiguration"]["level"] == "note"
     assert sarif["properties"]["summary"] == s
-    github = _run(project, "check", "--format", "github", "src")
     assert not sarif_schema_errors(sarif_log)
-    assert github.count("::notice ") == 3
+    # Quiet by default: info and hint findings are counted in one line, listed on request.
+    github = _run(project, "check", "--format", "github", "src")
+    assert github.count("::notice ") == 0 and "2 info and 1 hint findings not shown" in github
+    github = _run(project, "check", "--format", "github", "--show-info", "src")
+    assert github.count("::notice ") == 3 and "not shown" not in github
     md = _run(project, "check", "--format", "markdown", "src")
     assert "| `USR501` device-printf | 2 | info | medium | none |" in md
     page = html_summary(_run(project, "check", "--format", "html", "src"))

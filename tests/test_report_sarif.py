@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from conftest import run_cli
 from report_helpers import SELECT, copy_project, sarif_schema_errors
@@ -40,12 +41,16 @@ def test_sarif_has_what_github_code_scanning_reads(tmp_path):
     rules = run["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == sorted(SELECT.split(","))
     for rule in rules:
-        for key in ("id", "name", "shortDescription", "fullDescription", "help", "helpUri", "defaultConfiguration"):
+        for key in ("id", "name", "shortDescription", "fullDescription", "help", "defaultConfiguration"):
             assert rule.get(key), f"{rule['id']}: no {key}"
         assert rule["help"]["markdown"].startswith(f"# {rule['id']} {rule['name']}")
-        assert rule["helpUri"].startswith("https://")
+        assert "helpUri" not in rule  # no public base for cuda2hip's rule pages configured (see below)
+        props = rule["properties"]
+        assert props["precision"] in ("very-high", "high", "medium") and "cuda-to-hip" in props["tags"]
+        assert f"fix:{props['fix']}" in props["tags"] and f"effort:{props['effort']}" in props["tags"]
     hip102 = next(r for r in rules if r["id"] == "HIP102")
     assert hip102["defaultConfiguration"]["level"] == "error"
+    assert hip102["properties"]["precision"] == "very-high"
     results = run["results"]
     # Every finding, the suppressed one too, marked with suppressions[].
     assert len(results) == data["summary"]["findings"] + data["summary"]["suppressed"]
@@ -93,3 +98,91 @@ def test_sarif_uri_is_percent_encoded(tmp_path):
     sarif = _sarif(project, "--isolated", "src")
     uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in sarif["runs"][0]["results"]}
     assert "src/my%20kernels.cu" in uris
+
+
+def test_sarif_help_uri_points_at_cuda2hips_own_rule_pages(tmp_path):
+    """helpUri: the rule's page under the configured base (docs/rules/CODE.md of this
+    repository), never another project's docs."""
+    project = copy_project(tmp_path)
+    for env, expected in (
+        ({"CUDA2HIP_RULE_DOCS_URL": "https://example.org/cuda2hip/blob/v1/docs/rules/{code}.md"},
+         "https://example.org/cuda2hip/blob/v1/docs/rules/HIP102.md"),
+        ({"CUDA2HIP_RULE_DOCS_URL": "https://example.org/rules/"}, "https://example.org/rules/HIP102.md"),
+    ):
+        r = run_cli("check", "--isolated", "--select", SELECT, "--format", "sarif", ".", cwd=project, env=env)
+        rules = {d["id"]: d for d in json.loads(r.stdout)["runs"][0]["tool"]["driver"]["rules"]}
+        assert rules["HIP102"]["helpUri"] == expected
+        assert all(d["helpUri"].endswith(f"/{code}.md") for code, d in rules.items())
+    root = Path(__file__).resolve().parents[1]
+    assert all((root / "docs" / "rules" / f"{code}.md").is_file() for code in SELECT.split(","))
+
+
+def _apply_by_bytes(raw: bytes, changes) -> bytes:
+    edits = sorted(((r["deletedRegion"]["byteOffset"], r["deletedRegion"]["byteLength"],
+                     r.get("insertedContent", {}).get("text", "")) for r in changes), reverse=True)
+    for offset, length, text in edits:
+        raw = raw[:offset] + text.encode("utf-8") + raw[offset + length:]
+    return raw
+
+
+def _apply_by_lines(text: str, changes) -> str:
+    """Apply replacements by line and column (code points; endColumn is exclusive)."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(line, col):
+        return starts[line - 1] + col - 1
+
+    edits = sorted(((offset(r["deletedRegion"]["startLine"], r["deletedRegion"]["startColumn"]),
+                     offset(r["deletedRegion"]["endLine"], r["deletedRegion"]["endColumn"]),
+                     r.get("insertedContent", {}).get("text", "")) for r in changes), reverse=True)
+    for start, end, new in edits:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def test_sarif_fixes_replay_to_what_fix_writes(tmp_path):
+    """`fixes[]`: each fix's edits as replacements whose byte offsets (into the file as stored:
+    after a BOM, one byte per character in an 8-bit file) and lines / code-point columns both
+    give, applied, the file `cuda2hip fix` writes."""
+    project = copy_project(tmp_path)
+    src = project / "src"
+    (src / "bom.cu").write_bytes("\ufeff#include <cuda_runtime.h>\r\n/* é ✓ */ cudaStream_t s; cudaEvent_t e;\r\n"
+                                 "int n = 0;  // cuda2hip: ignore[HIP101]\r\n".encode("utf-8"))
+    (src / "latin1.cu").write_bytes("/* caf\xe9 */ cudaStream_t s;\n#include <cuda_runtime.h>\n".encode("latin-1"))
+    sarif = _sarif(project, "--isolated", "src/bom.cu", "src/latin1.cu")
+    by_file = {}
+    for res in sarif["runs"][0]["results"]:
+        uri = res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        for fix in res.get("fixes", []):
+            assert fix["properties"]["applicability"] == "safe" and fix["description"]["text"].endswith("(safe fix)")
+            (change,) = fix["artifactChanges"]
+            assert change["artifactLocation"] == res["locations"][0]["physicalLocation"]["artifactLocation"]
+            by_file.setdefault(uri, []).extend(change["replacements"])
+    assert sorted(by_file) == ["src/bom.cu", "src/latin1.cu"]
+    assert len(by_file["src/bom.cu"]) == 4  # the header, two renames, the unused suppression
+    originals = {uri: (project / uri).read_bytes() for uri in by_file}
+    r = run_cli("fix", "--isolated", "--select", SELECT, "src/bom.cu", "src/latin1.cu", cwd=project)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for uri, changes in by_file.items():
+        fixed = (project / uri).read_bytes()
+        assert fixed != originals[uri]
+        assert _apply_by_bytes(originals[uri], changes) == fixed, uri
+        encoding = "latin-1" if uri.endswith("latin1.cu") else "utf-8-sig"
+        by_lines = _apply_by_lines(originals[uri].decode(encoding), changes)
+        assert by_lines == fixed.decode(encoding), uri
+    # An insertion is an empty region (startColumn == endColumn, byteLength 0).
+    region = {"startLine": 1, "startColumn": 1, "endLine": 1, "endColumn": 1}
+    assert _apply_by_lines("ab\n", [{"deletedRegion": region, "insertedContent": {"text": "x"}}]) == "xab\n"
+
+
+def test_sarif_with_fixes_and_suppressions_validates(tmp_path):
+    project = copy_project(tmp_path)
+    sarif = _sarif(project, "--isolated", ".")
+    results = sarif["runs"][0]["results"]
+    assert any(r.get("fixes") for r in results) and any(r.get("suppressions") for r in results)
+    assert not any(r.get("fixes") for r in results if r["ruleId"] == "HIP102")  # no fix, no fixes[]
+    errors = sarif_schema_errors(sarif)
+    assert not errors, "\n".join(errors[:10])

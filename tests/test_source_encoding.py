@@ -70,7 +70,7 @@ def test_columns_count_one_per_byte(project):
 def test_latin_1_where_windows_1252_has_no_character(project):
     data = b"// \x81 \x8d \xe9\nint main() { cudaDeviceSynchronize(); }\n"
     (project / "w.cu").write_bytes(data)
-    proc = _cli("fix", "--no-cache", "--format", "concise", "w.cu", cwd=project)
+    proc = _cli("fix", "--no-cache", "--format", "concise", "--show-info", "w.cu", cwd=project)
     assert (project / "w.cu").read_bytes() == (b"// \x81 \x8d \xe9\n#include <hip/hip_runtime.h>\n"
                                                b"int main() { hipDeviceSynchronize(); }\n")
     assert b"HIP006" in proc.stdout and b"Latin-1" in proc.stdout

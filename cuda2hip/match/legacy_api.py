@@ -24,6 +24,7 @@ from functools import lru_cache
 import msgspec
 from msgspec import Struct
 
+from ..findings import API
 from ..lazy_regex import LazyRegex
 from .compiled import CompiledRule, rule_kind
 from .rename import IDENTIFIER_KINDS
@@ -131,7 +132,7 @@ class LegacyApiRule(CompiledRule):
         if uses_legacy(ctx, self.api):
             name = ctx.data[start:end].decode()
             ctx.report(self, start, end, self.message(NAME=name, HEADER=self.api.header,
-                                                      CURRENT=self.api.current_header))
+                                                      CURRENT=self.api.current_header), data={API: name})
 
     def run_file(self, ctx):
         """The include of the legacy header, which stays while the file uses the legacy API."""

@@ -245,7 +245,7 @@ class RenameRule(_TableRule):
         shared = self._shared.get(entry.cuda)
         if shared is None:
             shared = self._shared[entry.cuda] = (f"Rename to `{res.target}`",
-                                                 {"library": entry.library, "hip": res.target})
+                                                 {"library": entry.library, "hip": res.target, API: entry.cuda})
         ctx.report(self, start, end, msg, edits=edits, applicability=app, description=shared[0], data=shared[1])
 
     def _signature(self, entry, res, node, ctx, edits, app, msg):

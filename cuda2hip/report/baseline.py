@@ -55,10 +55,10 @@ def read(path: Path) -> set[str]:
     return {e["fingerprint"] for e in data["findings"] if isinstance(e, dict) and "fingerprint" in e}
 
 
-def apply(run, root: Path, known: set[str]) -> None:
+def apply(run, root: Path, known: set[str], sources: Sources | None = None) -> None:
     """Drop the active findings whose fingerprint is in the baseline; count them in
-    `run.baselined`."""
-    prints = fingerprints(run.findings, root, Sources(run))
+    `run.baselined`. `sources`: the text of the files (default: as the run left them)."""
+    prints = fingerprints(run.findings, root, sources or Sources(run))
     dropped = 0
     for result in run.files:
         keep = []

@@ -13,7 +13,8 @@ FRAME_COLUMNS = 160
 LEAD_COLUMNS = 60
 ELLIPSIS = "…"
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+# control characters (tabs aside) and the bidirectional controls that reorder what a line shows
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def frame_window(length: int, lo: int, hi: int) -> tuple[int, int]:

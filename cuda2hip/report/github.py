@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .sources import repo_path
-from .summary import summarize, visible
+from .summary import hidden_note, shown, summarize
 from .text import summary_line
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice", "hint": "notice"}
@@ -25,7 +25,9 @@ def render(run, ctx) -> str:
     root = Path(ctx.settings.root)
     lines = []
     # Suppressed findings are not annotated (an annotation cannot be marked as dismissed).
-    for f in sorted(visible(run.findings), key=lambda f: f.sort_key):
+    for f in sorted(shown(run.findings, ctx), key=lambda f: f.sort_key):
+        if f.suppressed:
+            continue
         props = [f"file={_prop(repo_path(f.path, root))}", f"line={f.line}", f"col={f.column}",
                  f"endLine={f.end_line}"]
         if f.end_line == f.line:  # GitHub accepts endColumn only on one-line annotations
@@ -34,5 +36,9 @@ def render(run, ctx) -> str:
         lines.append(f"::{LEVELS[f.severity.label]} {','.join(props)}::{_data(f.message)}")
     for e in run.errors:
         lines.append(f"::error file={_prop(repo_path(e.path, root))},title=cuda2hip::{_data(e.reason)}")
-    lines.append(summary_line(summarize(run, ctx.settings.fail_on), run.mode.value))
-    return "\n".join(lines) + "\n"
+    if not ctx.quiet:
+        lines.append(summary_line(summarize(run, ctx.settings.fail_on), run.mode.value))
+        note = hidden_note(run, ctx)
+        if note:
+            lines.append(note)
+    return "\n".join(lines) + "\n" if lines else ""

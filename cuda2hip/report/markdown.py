@@ -1,6 +1,8 @@
 """`--format markdown`: a pull-request comment. The summary tables (severity, rule, effort and the
-manual-work estimate) in full, then the findings that matter most (most severe, hardest first)
-in a collapsible list per file, then, for `fix --report x.md`, the diff of every changed file.
+manual-work estimate) in full, the readiness of the top folders, then the findings that matter
+most (what needs a person, then safe fixes, then advice; the most severe and hardest first) in a
+collapsible list per file, one line for the findings of a rule with the same message (its
+positions listed), then, for `fix --report x.md`, the diff of every changed file.
 
 A PR comment holds 65,536 characters: the report stays within `markdown-limit` (that by
 default; 0: no limit). What does not fit is left out, most severe kept, and a last line says
@@ -10,11 +12,12 @@ how much was left out and how to get all of it.
 from __future__ import annotations
 
 import html
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from ..findings import EFFORTS
 from .diff import unified_diff
+from .readiness import category
 from .sources import repo_path
 from .summary import ESTIMATE_EXPLANATION, format_minutes, summarize, visible
 
@@ -91,17 +94,35 @@ def _summary(run, ctx, s) -> list[str]:
     return out
 
 
+_WORK_ORDER = {"manual": 0, "fix": 1, "advice": 2}
+
+
 def _priority(f) -> tuple:
-    """Most severe first, then the hardest, then where they are."""
-    return (f.suppressed, -int(f.severity), -(EFFORTS.index(f.effort) if f.effort in EFFORTS else 0),
-            f.path, f.line, f.column, f.code)
+    """What a person must do first (readiness.category: manual work, then safe fixes, then
+    advice), the most severe and the hardest first, then where they are."""
+    return (f.suppressed, _WORK_ORDER[category(f)], -int(f.severity),
+            -(EFFORTS.index(f.effort) if f.effort in EFFORTS else 0), f.path, f.line, f.column, f.code)
 
 
-def _finding_line(f) -> str:
+MAX_POSITIONS = 12  # positions listed on one line; the rest are counted
+
+
+def _group_key(f) -> tuple:
+    return (f.path, f.code, f.message, f.fix.applicability.value if f.fix is not None else None, f.suppressed)
+
+
+def _finding_line(group: list) -> str:
+    """One line for the findings of one rule with the same message in one file (a name renamed
+    in twelve places is one line with twelve positions)."""
+    f = group[0]
     extra = f" ({FIX_LABELS[f.fix.applicability.value]})" if f.fix is not None else ""
     if f.suppressed:
         extra += " (suppressed)"
-    return f"- {SEVERITY_ICONS[f.severity.label]} line {f.line}:{f.column} **{f.code}** {_text(f.message)}{extra}"
+    where = ", ".join(f"{g.line}:{g.column}" for g in group[:MAX_POSITIONS])
+    if len(group) > MAX_POSITIONS:
+        where += f" and {len(group) - MAX_POSITIONS} more"
+    return (f"- {SEVERITY_ICONS[f.severity.label]} line{'s' if len(group) > 1 else ''} {where} "
+            f"**{f.code}** {_text(f.message)}{extra}")
 
 
 def _file_open(path: str, root: Path, n: int, shown: int) -> list[str]:
@@ -130,23 +151,59 @@ def _findings(run, ctx, root: Path, budget: _Budget) -> tuple[list[str], int]:
     """The per-file lists of the findings that fit, and how many did not."""
     items = sorted(visible(run.findings, ctx.show_suppressed), key=_priority)
     totals = defaultdict(int)
-    for f in items:
+    groups: dict[tuple, list] = {}
+    for f in items:  # in priority order: a group's place is its most important finding's
         totals[f.path] += 1
+        groups.setdefault(_group_key(f), []).append(f)
     chosen: dict[str, list] = {}
-    for f in items:
-        line = _finding_line(f)
+    for group in groups.values():
+        group.sort(key=lambda g: (g.line, g.column))
+        path = group[0].path
+        line = _finding_line(group)
         cost = size(line) + 1
-        if f.path not in chosen:  # (", N shown" at its longest)
-            cost += size("\n".join(_file_open(f.path, root, totals[f.path] + 1, totals[f.path]) + FILE_CLOSE)) + 1
+        if path not in chosen:  # (", N shown" at its longest)
+            cost += size("\n".join(_file_open(path, root, totals[path] + 1, totals[path]) + FILE_CLOSE)) + 1
         if not budget.take(cost):
             break
-        chosen.setdefault(f.path, []).append((f, line))
+        chosen.setdefault(path, []).append((group, line))
     out = []
     for path, shown in chosen.items():  # the file of the most severe finding first
-        out += _file_open(path, root, totals[path], len(shown))
-        out += [line for _, line in sorted(shown, key=lambda x: (x[0].line, x[0].column, x[0].code))]
+        out += _file_open(path, root, totals[path], sum(len(g) for g, _ in shown))
+        out += [line for _, line in sorted(shown, key=lambda x: (x[0][0].line, x[0][0].column, x[0][0].code))]
         out += FILE_CLOSE
-    return out, len(items) - sum(len(v) for v in chosen.values())
+    return out, len(items) - sum(len(g) for v in chosen.values() for g, _ in v)
+
+
+MAX_FOLDERS = 15
+
+
+def _folders(run, root: Path, budget: _Budget) -> list[str]:
+    """The readiness of the top folders (readiness.py), those with the most files needing a
+    person first; a last row counts the others. Whole or not at all."""
+    from .readiness import file_states, folders
+
+    every = folders(file_states(run, root))
+    rows = [f for f in every if f.depth <= 1]
+    if len(rows) < 5:  # few top folders: their subfolders too
+        rows = [f for f in every if f.depth <= 2]
+    if len(rows) < 3:  # the root and one folder: the summary says it all
+        return []
+    top, rest = rows[0], sorted(rows[1:], key=lambda f: (-f.counts["manual"], -f.files, f.path))
+    shown, hidden = rest[:MAX_FOLDERS], rest[MAX_FOLDERS:]
+
+    def row(name, c, n):
+        return (f"| {name} | {n} | {c['ready']} ({100 * c['ready'] / n:.0f}%) | {c['fixable']} | {c['manual']} |")
+
+    out = ["| Folder | Files | Nothing left to do | Only safe fixes | Needs a person |", "|---|---:|---:|---:|---:|"]
+    out.append(row("(all)", top.counts, top.files))
+    out += [row(f"`{_cell(f.path)}/`", f.counts, f.files) for f in shown]
+    if hidden:
+        c = sum((f.counts for f in hidden), Counter())
+        out.append(row(f"{len(hidden)} more folders", c, sum(f.files for f in hidden)))
+    out.append("")
+    if not budget.take(size("\n".join(out)) + 1):
+        return []
+    return out
 
 
 def _errors(s, root: Path, budget: _Budget) -> tuple[list[str], int]:
@@ -180,6 +237,7 @@ def render(run, ctx) -> str:
     limit = ctx.settings.markdown_limit
     out = _summary(run, ctx, s)
     budget = _Budget(limit, size("\n".join(out)) + size("### File errors\n\n\n### Changes\n\n"))
+    out += _folders(run, root, budget)
     errors, errors_left = _errors(s, root, budget)
     listed, findings_left = _findings(run, ctx, root, budget) if s["findings"] else ([], 0)
     out += listed + errors
@@ -196,6 +254,7 @@ def render(run, ctx) -> str:
         parts.append(_plural(diffs_left, "diff"))
     if parts:
         out += [f"**Not shown: {', '.join(parts)}**, to keep this report within {limit:,} characters "
-                "(`markdown-limit`; the most severe findings come first). `--markdown-limit 0` shows "
+                "(`markdown-limit`; what needs a person comes first, then safe fixes, then advice; the most "
+                "severe first). `--markdown-limit 0` shows "
                 "everything; `--format html` and `--format json` hold every finding.", ""]
     return "\n".join(out).rstrip("\n") + "\n"

@@ -1,16 +1,17 @@
 """`--format sarif`: SARIF 2.1.0 as GitHub code scanning reads it.
 
-Rules carry their documentation (`help.markdown` from rulebook/docs.py); results carry a
-repo-relative location (against `%SRCROOT%` = the project root), a region whose columns count
-Unicode code points (`columnKind`), and `partialFingerprints` that survive line shifts.
-Suppressed findings are included with `suppressions[]` (GitHub shows them as dismissed).
+Rules carry their documentation (`help.markdown` from rulebook/docs.py), a `helpUri` to cuda2hip's
+own page of the rule when a base for them is known (rulebook/docs.py `rule_page_url`), and metadata
+(`defaultConfiguration.level`, `properties.tags` / `precision`). Results carry a repo-relative
+location (against `%SRCROOT%` = the project root), a region whose columns count Unicode code
+points (`columnKind`), `partialFingerprints` that survive line shifts, and the finding's fix as
+`fixes[]`. Suppressed findings are included with `suppressions[]` (GitHub shows them as dismissed).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -22,22 +23,18 @@ from .summary import summarize
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note", "hint": "note"}
 ROOT_ID = "%SRCROOT%"
-_URL = re.compile(r"https?://[^\s)>\]\"']+")
-
-
-def _help_uri(rule) -> str | None:
-    """The first source the rule's docs cite: a public page about the finding's subject."""
-    for ref in rule.docs.references:
-        m = _URL.search(ref)
-        if m:
-            return m.group(0).rstrip(".,;")
-    return None
+# How sure a finding of each kind is (GitHub code scanning's `precision`): the name tables and
+# header maps are exact look-ups; names no table knows and names in strings may be the project's
+# own; the others are syntactic checks of one construct.
+PRECISION = {"rename": "very-high", "unmapped": "very-high", "include": "very-high", "legacy-api": "very-high",
+             "unknown-cuda-name": "medium", "unknown-cuda-header": "medium", "cuda-name-in-string": "medium"}
 
 
 def rule_descriptor(rule) -> dict:
-    from ..rulebook.docs import rule_markdown
+    from ..rulebook.docs import rule_markdown, rule_page_url
 
     markdown = rule_markdown(rule)
+    fix = rule.fix.applicability if rule.fix else "none"
     desc = {
         "id": rule.code,
         "name": rule.id,
@@ -45,13 +42,49 @@ def rule_descriptor(rule) -> dict:
         "fullDescription": {"text": " ".join(rule.docs.what.split())},
         "help": {"text": markdown, "markdown": markdown},
         "defaultConfiguration": {"level": LEVELS[rule.severity], "enabled": rule.enabled},
-        "properties": {"tags": [rule.language, rule.kind], "effort": rule.effort,
-                       "fix": rule.fix.applicability if rule.fix else "none"},
+        "properties": {"tags": ["cuda-to-hip", f"language:{rule.language}", f"kind:{rule.kind}",
+                                f"effort:{rule.effort}", f"fix:{fix}"],
+                       "precision": PRECISION.get(rule.kind, "high"),
+                       "effort": rule.effort, "fix": fix},
     }
-    uri = _help_uri(rule)
+    uri = rule_page_url(rule)
     if uri:
         desc["helpUri"] = uri
     return desc
+
+
+def _region(src, start: int, end: int) -> dict:
+    """The SARIF region of bytes [start, end) of `src`'s UTF-8 data: lines and code-point columns
+    (endColumn is the column after the region: an insertion has startColumn == endColumn) and the
+    byte offsets into the file as stored (after a UTF-8 BOM; in an 8-bit encoding, one byte per
+    character)."""
+    line, col, end_line, end_col = src.span(start, end)
+
+    def file_offset(offset: int) -> int:
+        if src.encoding != "utf-8":
+            return len(src.data[:offset].decode("utf-8", "replace"))
+        return offset + (3 if src.bom else 0)
+
+    first = file_offset(start)
+    return {"startLine": line, "startColumn": col, "endLine": end_line, "endColumn": end_col,
+            "byteOffset": first, "byteLength": file_offset(end) - first}
+
+
+def _fixes(f, src, location: dict) -> list[dict]:
+    """`fixes[]` of a finding: its edits as replacements in the file the finding is in."""
+    if f.fix is None or src is None or any(e.end > len(src.data) or e.start > e.end for e in f.fix.edits):
+        return []
+    kind = f.fix.applicability.value
+    what = {"safe": "safe fix", "unsafe": "unsafe fix", "display-only": "suggestion"}[kind]
+    replacements = []
+    for e in f.fix.edits:
+        r = {"deletedRegion": _region(src, e.start, e.end)}
+        if e.text:
+            r["insertedContent"] = {"text": e.text}
+        replacements.append(r)
+    return [{"description": {"text": f"{f.fix.description or 'Fix'} ({what})"},
+             "artifactChanges": [{"artifactLocation": location, "replacements": replacements}],
+             "properties": {"applicability": kind}}]
 
 
 def _uri(path: str, root: Path) -> str:
@@ -64,16 +97,18 @@ def render(run, ctx) -> str:
     codes = sorted({r.code for r in engine.selected} | {f.code for f in run.findings})
     rules = [r for r in (engine.rule_by_code(c) for c in codes) if r is not None]
     index = {r.code: i for i, r in enumerate(rules)}
-    prints = fingerprints(run.findings, root, Sources(run))
+    sources = Sources(run)
+    prints = fingerprints(run.findings, root, sources)
     results = []
     for f in sorted(run.findings, key=lambda f: f.sort_key):
         region = {"startLine": f.line, "startColumn": f.column, "endLine": f.end_line, "endColumn": f.end_column}
+        location = {"uri": _uri(f.path, root), "uriBaseId": ROOT_ID}
         result = {
             "ruleId": f.code,
             "level": LEVELS[f.severity.label],
             "message": {"text": f.message},
             "locations": [{"physicalLocation": {
-                "artifactLocation": {"uri": _uri(f.path, root), "uriBaseId": ROOT_ID},
+                "artifactLocation": location,
                 "region": region,
             }}],
             "partialFingerprints": {VERSION: prints[id(f)]},
@@ -84,6 +119,9 @@ def render(run, ctx) -> str:
             result["ruleIndex"] = index[f.code]
         if f.suppressed:
             result["suppressions"] = [{"kind": "inSource", "status": "accepted"}]
+        fixes = _fixes(f, sources.get(f.path), location) if f.fix is not None else []
+        if fixes:
+            result["fixes"] = fixes
         results.append(result)
     notifications = [{
         "level": "error",

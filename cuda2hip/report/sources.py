@@ -28,10 +28,11 @@ def repo_rel(path: str, root: Path) -> str:
 
 class Sources:
     """Current text of each file of a run: the migrated bytes a preview kept in memory, else
-    the file on disk (which `fix` has already rewritten). Read once, on first use."""
+    `current`'s (path -> content held in memory: an editor's buffer), else the file on disk
+    (which `fix` has already rewritten). Read once, on first use."""
 
-    def __init__(self, run):
-        self._migrated = {r.path: r.migrated for r in run.files if r.changed}
+    def __init__(self, run, current: dict[str, bytes] | None = None):
+        self._migrated = {**(current or {}), **{r.path: r.migrated for r in run.files if r.changed}}
         self._cache: dict[str, SourceText | None] = {}
 
     def get(self, path: str) -> SourceText | None:

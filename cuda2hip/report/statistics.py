@@ -27,7 +27,7 @@ def render(run, ctx) -> str:
     if ctx.extra.get("json"):
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     if not data:
-        return "No findings.\n"
+        return "" if ctx.quiet else "No findings.\n"
     total = sum(r["count"] for r in data)
     width = len(str(total))
     code_w = max(len(r["code"]) for r in data)

@@ -35,6 +35,25 @@ def visible(findings, show_suppressed: bool = False):
     return [f for f in findings if show_suppressed or not f.suppressed]
 
 
+def shown(findings, ctx):
+    """The findings a line-oriented format lists: at or above `ctx.min_severity`, suppressed
+    ones only with --show-suppressed."""
+    floor = ctx.min_severity
+    return [f for f in findings if (ctx.show_suppressed or not f.suppressed) and f.severity >= floor]
+
+
+def hidden_note(run, ctx) -> str:
+    """The one line that stands for the active findings below `ctx.min_severity` ("" if none)."""
+    below = Counter(f.severity for f in run.findings if not f.suppressed and f.severity < ctx.min_severity)
+    if not below:
+        return ""
+    parts = [f"{below[s]} {s.label}" for s in sorted(below, reverse=True)]
+    total = sum(below.values())
+    lowest = min(below)
+    how = "`--show-info`" if lowest == Severity.HINT else f"`--min-severity {lowest.label}`"
+    return f"{' and '.join(parts)} finding{'s' if total != 1 else ''} not shown ({how} lists {'them' if total != 1 else 'it'})."
+
+
 def summarize(run, fail_on: str = "warning") -> dict:
     active = [f for f in run.findings if not f.suppressed]
     suppressed = [f for f in run.findings if f.suppressed]

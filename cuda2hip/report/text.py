@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from ..source import SourceError, SourceText
 from .clip import ELLIPSIS, FRAME_COLUMNS, escape_controls, frame_window
-from .summary import shown_path, summarize, visible
+from .summary import hidden_note, shown, shown_path, summarize
 
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "hint": "blue"}
 CONTEXT_LINES = 1
@@ -61,7 +62,7 @@ def _shown(text: str) -> str:
 def render(run, ctx) -> str:
     lines: list[str] = []
     by_file = defaultdict(list)
-    for f in visible(run.findings, ctx.show_suppressed):
+    for f in shown(run.findings, ctx):
         by_file[f.path].append(f)
     for path in sorted(by_file):
         try:
@@ -80,12 +81,35 @@ def render(run, ctx) -> str:
                 label = {"safe": "fix", "unsafe": "unsafe fix", "display-only": "suggestion"}[f.fix.applicability.value]
                 desc = f.fix.description or "available"
                 lines.append(f"  {_style('=', ctx, fg='green')} {label}: {desc}")
+                if ctx.fix_details and src is not None:
+                    lines.extend(_edit_lines(src, f.fix, ctx))
             lines.append("")
     for e in run.errors:
         lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {shown_path(e.path)}: {escape_controls(e.reason)}")
-    summary = summarize(run, ctx.settings.fail_on)
-    lines.append(summary_line(summary, run.mode.value))
-    return "\n".join(lines) + "\n"
+    if ctx.fix_details and run.fixed:
+        from .applied import applied_lines
+
+        lines.extend(applied_lines(run, ctx))
+    if not ctx.quiet:
+        summary = summarize(run, ctx.settings.fail_on)
+        lines.append(summary_line(summary, run.mode.value))
+        note = hidden_note(run, ctx)
+        if note:
+            lines.append(note)
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _edit_lines(src, fix, ctx) -> list[str]:
+    """--show-fixes: the lines a fix changes, before (-) and after (+)."""
+    from .codeview import fix_preview
+
+    preview = fix_preview(src, fix)
+    # (code is printed as read: control characters escaped, so no line of it drives the terminal)
+    preview = [type(p)(p.kind, escape_controls(p.text)) for p in preview]
+    if not preview:
+        return ["    (the edit spans more lines than are shown here: see `cuda2hip fix --diff`)"]
+    return [f"    {_style(('- ' if p.kind == 'del' else '+ ') + p.text, ctx, fg='red' if p.kind == 'del' else 'green')}"
+            for p in preview]
 
 
 def summary_line(s: dict, mode: str) -> str:

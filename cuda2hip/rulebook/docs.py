@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import os
+from functools import lru_cache
+from pathlib import Path
+
 from .schema import Rule
+
+# Where a rule's page is: this environment variable, else the "Rule docs" entry of the package's
+# [project.urls]; "{code}" stands for the rule code (e.g.
+# https://example.org/cuda2hip/blob/v0.2.0/docs/rules/{code}.md).
+DOCS_URL_ENV = "CUDA2HIP_RULE_DOCS_URL"
+DOCS_URL_LABEL = "rule docs"
+# The generated page of each built-in rule (tools/generate_rule_docs.py), in a source checkout.
+PAGES = Path(__file__).resolve().parents[2] / "docs" / "rules"
 
 FIX_WORDS = {
     "safe": "Safe: `cuda2hip fix` applies it.",
@@ -44,3 +56,41 @@ def rule_markdown(rule: Rule) -> str:
         out += [f"- {ref}" for ref in d.references]
         out.append("")
     return "\n".join(out)
+
+
+@lru_cache(maxsize=1)
+def rule_docs_template() -> str | None:
+    """The URL template of the rule pages (see DOCS_URL_ENV), or None."""
+    given = os.environ.get(DOCS_URL_ENV, "").strip()
+    if given:
+        return given
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+
+        urls = metadata("cuda2hip").get_all("Project-URL") or []
+    except PackageNotFoundError:
+        return None
+    for entry in urls:
+        label, _, url = entry.partition(",")
+        if label.strip().lower() == DOCS_URL_LABEL and url.strip():
+            return url.strip()
+    return None
+
+
+def rule_page_url(rule: Rule) -> str | None:
+    """The URL of the rule's published page, when a base for them is known (rule_docs_template)."""
+    template = rule_docs_template()
+    if not template:
+        return None
+    return template.replace("{code}", rule.code) if "{code}" in template else f"{template.rstrip('/')}/{rule.code}.md"
+
+
+def rule_docs_url(rule: Rule) -> str | None:
+    """Where to read the rule's documentation: its published page (`rule_page_url`), else its
+    generated page in the source checkout the package runs from (a file: URI), else None."""
+    url = rule_page_url(rule)
+    if url is None and rule.builtin:
+        page = PAGES / f"{rule.code}.md"
+        if page.is_file():
+            url = page.as_uri()
+    return url
