@@ -117,8 +117,8 @@ def test_code_frames_of_a_long_line_stay_short(tmp_path):
     r = _run(["check", "long.cu"], tmp_path, capture_output=True, timeout=600)
     assert r.returncode == 1, r.stderr[-2000:]
     assert r.stdout.count("HIP101") == terms
-    assert max(len(x) for x in r.stdout.splitlines()) < 400
-    assert len(r.stdout) < 600 * terms  # each finding a few short lines
+    assert max(len(x) for x in r.stdout.splitlines()) < 700
+    assert len(r.stdout) < 2000 * terms  # each finding a few lines of at most 500 columns
     # the frame still shows the spot: the marker is under the name
     lines = r.stdout.splitlines()
     i = next(k for k, x in enumerate(lines) if x.startswith("long.cu:2:") and "HIP101" in x

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 
 # Columns of a line shown around a finding; longer lines are cut, with an ellipsis at each cut.
-FRAME_COLUMNS = 160
+FRAME_COLUMNS = 500
 # Columns kept before the finding's first column when the line is cut.
-LEAD_COLUMNS = 60
+LEAD_COLUMNS = 200
 ELLIPSIS = "…"
 
 # control characters (tabs aside) and the bidirectional controls that reorder what a line shows
