@@ -67,6 +67,10 @@ def rule_dir_key(d: Path, *, builtin: bool) -> str:
     the built-in rules' once per process, a user's once per run (`one_run`), else each time."""
     keys = _BUILTIN_DIR_KEYS if builtin else _RULE_DIR_KEYS
     got = keys.get(str(d)) if keys is not None else None
+    if got is None and builtin:
+        from .rulebook.loader import RuleSource, _installed_key
+
+        got = _installed_key([RuleSource(d, True)])  # a regular install's: keyed by the install
     if got is None:
         got = fingerprint(str(d), _tree_files(d))
         if keys is not None:

@@ -75,7 +75,9 @@ def code_key() -> bytes:
     if _CODE_KEY is None:
         from importlib.util import find_spec
 
-        parts = [sys.version, *_stats(Path(__file__).resolve().parent, ".py", recursive=True)]
+        own = installed()
+        parts = [sys.version, own] if own else [sys.version, *_stats(Path(__file__).resolve().parent, ".py",
+                                                                      recursive=True)]
         listings: dict[str, list[str]] = {}
         for module, dist in RESULT_PACKAGES.items():
             spec = find_spec(module)
@@ -97,6 +99,27 @@ def code_key() -> bytes:
                          else [_stat_line(spec.origin)])
         _CODE_KEY = blake2b("\n".join(parts).encode("utf-8", "surrogateescape"), digest_size=16).digest()
     return _CODE_KEY
+
+
+@lru_cache(maxsize=1)
+def installed() -> str | None:
+    """What identifies a regular install of cuda2hip (the name and stat of its dist-info's
+    RECORD, which every install rewrites; it lists every file of the package, the built-in
+    rules included), or None for a source checkout or an editable install, whose files change
+    under it and are looked at one by one."""
+    package = Path(__file__).resolve().parent
+    try:
+        infos = [n for n in os.listdir(package.parent) if n.startswith("cuda2hip-") and n.endswith(".dist-info")]
+    except OSError:
+        return None
+    if len(infos) != 1:
+        return None
+    record = package.parent / infos[0] / "RECORD"
+    try:
+        st = os.stat(record)
+    except OSError:
+        return None
+    return f"installed {infos[0]}\0{st.st_size}\0{st.st_mtime_ns}"
 
 
 def _stat_line(path: str) -> str:

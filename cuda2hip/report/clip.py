@@ -5,7 +5,7 @@ drive the terminal: clear it, retitle it, hide or forge report lines)."""
 
 from __future__ import annotations
 
-import re
+from ..lazy_regex import LazyRegex
 
 # Columns of a line shown around a finding; longer lines are cut, with an ellipsis at each cut.
 FRAME_COLUMNS = 500
@@ -14,7 +14,7 @@ LEAD_COLUMNS = 200
 ELLIPSIS = "…"
 
 # control characters (tabs aside) and the bidirectional controls that reorder what a line shows
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL = LazyRegex(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
 def frame_window(length: int, lo: int, hi: int) -> tuple[int, int]:
@@ -27,6 +27,6 @@ def frame_window(length: int, lo: int, hi: int) -> tuple[int, int]:
 
 def escape_controls(text: str) -> str:
     """`text` with control characters written as Python escapes (`\\x1b`); tabs stay."""
-    if not _CONTROL.search(text):
+    if text.isprintable() or not _CONTROL.search(text):  # (printable: none of them, no tab either)
         return text
     return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)

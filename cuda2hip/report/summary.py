@@ -6,6 +6,7 @@ import re
 from collections import Counter
 
 from ..findings import EFFORTS, Severity
+from ..lazy_regex import LazyRegex
 from .effort import EXPLANATION, estimate
 
 # The manual-work estimate (the model: report/effort.py; stated in docs/reports.md).
@@ -13,7 +14,7 @@ ESTIMATE_EXPLANATION = EXPLANATION
 
 
 # Control characters, and the bytes of a name that is not UTF-8 (read as surrogate escapes).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029\udc80-\udcff]")
+_CONTROL = LazyRegex(r"[\x00-\x1f\x7f\x85\u2028\u2029\udc80-\udcff]")
 
 
 def _escaped(m: re.Match) -> str:
@@ -26,7 +27,7 @@ def shown_path(path: str) -> str:
     lines, and a name that is not UTF-8 cannot be written in a UTF-8 report, so such names are
     shown escaped (`\\n`, `\\x1b`, `\\xe9` for a byte, backslashes doubled), as Python writes
     strings; other names are shown as they are."""
-    if not _CONTROL.search(path):
+    if path.isprintable() or not _CONTROL.search(path):  # (printable: no control, no surrogate)
         return path
     return _CONTROL.sub(_escaped, path.replace("\\", "\\\\"))
 

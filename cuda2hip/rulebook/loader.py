@@ -123,6 +123,20 @@ def _fingerprint(files: list[tuple[Path, bool]], data: list[str]) -> str:
                        [str(p) for p, _ in files] + sorted(data))
 
 
+def _installed_key(sources: list[RuleSource]) -> str | None:
+    """The key of built-in rules that a regular install holds (store.installed), else None."""
+    from .. import store
+
+    identity = store.installed()
+    package = Path(__file__).resolve().parents[1]
+    if identity is None or not all(package in src.directory.resolve().parents for src in sources):
+        return None
+    from ..digest import blake2b
+
+    text = "\0".join([SCHEMA_VERSION, identity, *(str(src.directory) for src in sources)])
+    return "installed-" + blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
 def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rule]:
     """All rules of the given directories, validated; duplicate codes or ids are an error."""
     return load_rules_keyed(sources, use_cache=use_cache)[0]
@@ -141,15 +155,19 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
             return _BUILTIN[builtin]
     files: list[tuple[Path, bool]] = []
     data: list[str] = []
-    for src in sources:
-        if not src.directory.is_dir():
-            raise RuleError(f"{src.directory}: rule directory does not exist")
-        files.extend((p, src.builtin) for p in rule_files(src.directory, data))
+    # The built-in rules of a regular install change only with the install: keyed by it, they
+    # are found in the store without a walk of their files (store.installed).
+    key = _installed_key(sources) if builtin is not None else None
+    if key is None:
+        for src in sources:
+            if not src.directory.is_dir():
+                raise RuleError(f"{src.directory}: rule directory does not exist")
+            files.extend((p, src.builtin) for p in rule_files(src.directory, data))
 
-    key = stored = None
+    stored = None
     if cache_root is not None:
         try:
-            key = _fingerprint(files, data)
+            key = key or _fingerprint(files, data)
             if key not in _LOADED:
                 stored = store.get(store.key("rules", key))
                 if stored is not None:
@@ -161,6 +179,9 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             pass
 
+    if not files:  # (keyed by the install and not in the store yet)
+        for src in sources:
+            files.extend((p, src.builtin) for p in rule_files(src.directory, data))
     rules = [load_rule_file(p, builtin=b) for p, b in files]
     check_unique(rules)
 
