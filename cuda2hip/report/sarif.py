@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 from .. import __version__
 from .fingerprint import VERSION, fingerprints
-from .sources import Sources, repo_path, repo_rel
+from .sources import Sources, repo_rel
 from .summary import summarize
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
