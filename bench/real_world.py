@@ -32,10 +32,14 @@ sys.path.insert(0, str(HERE))
 
 from realworld import config, fetch, harness, report  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tests" / "harness"))
+import hip_toolchains  # noqa: E402
+
 # Resolved: checkouts whose .cache is a symlink to one shared folder must agree on its paths.
 CACHE = Path(os.environ.get("CUDA2HIP_REAL_WORLD_CACHE", ROOT / ".cache" / "real-world")).resolve()
 CUDA_LIBRARY_INCLUDE = ROOT / ".cache" / "cuda-library-headers" / "include"
-ROCM_LIBRARY_INCLUDE = ROOT / ".cache" / "rocm-library-headers" / "usr" / "include"
+# HIP 5.2's: the ROCm libraries Debian 12 lacks (7.2 and 6.4 have theirs in their own trees)
+ROCM_LIBRARY_INCLUDE = hip_toolchains.ROCM_LIBRARY_INCLUDE
 DOC = ROOT / "docs" / "real-world.md"
 README = ROOT / "README.md"
 BEGIN, END = "<!-- real-world table: begin -->", "<!-- real-world table: end -->"
@@ -53,16 +57,16 @@ def _replace_between(text: str, block: str) -> str:
     return pattern.sub(lambda _: f"{BEGIN}\n{block}\n{END}", text)
 
 
-# The library headers both compilers need, fetched on first use by the project's own scripts (the
+# The library headers the compilers need, fetched on first use by the project's own scripts (the
 # ones the tests use), so that one command runs the harness from a fresh clone.
-HEADER_FETCHES = (
-    (CUDA_LIBRARY_INCLUDE, [sys.executable, "tests/harness/fetch_cuda_library_headers.py", ".cache/cuda-library-headers"]),
-    (ROCM_LIBRARY_INCLUDE, ["bash", "tests/harness/fetch_rocm_library_headers.sh", ".cache/rocm-library-headers"]),
-)
+CUDA_FETCH = (CUDA_LIBRARY_INCLUDE, [sys.executable, "tests/harness/fetch_cuda_library_headers.py",
+                                     ".cache/cuda-library-headers"])
+ROCM_FETCH = (ROCM_LIBRARY_INCLUDE, ["bash", "tests/harness/fetch_rocm_library_headers.sh",
+                                     ".cache/rocm-library-headers"])
 
 
-def _fetch_library_headers() -> bool:
-    for include, command in HEADER_FETCHES:
+def _fetch_library_headers(fetches) -> bool:
+    for include, command in fetches:
         if include.is_dir():
             continue
         print("real_world: fetching library headers:", " ".join(command), file=sys.stderr)
@@ -72,20 +76,62 @@ def _fetch_library_headers() -> bool:
     return True
 
 
-def _doc_block(current: dict, baseline: dict | None) -> str:
+def _toolchains(asked: str | None) -> dict[str, hip_toolchains.Toolchain] | None:
+    """The toolchain of each release asked for (default: every release, skipping absent ones with
+    a warning); a modern one missing is fetched first. None: a set-up error (printed)."""
+    releases = [r.strip() for r in asked.split(",")] if asked else list(hip_toolchains.RELEASES)
+    unknown = [r for r in releases if r not in hip_toolchains.RELEASES]
+    if unknown:
+        print(f"real_world: unknown release {', '.join(unknown)} (the releases: "
+              f"{', '.join(hip_toolchains.RELEASES)})", file=sys.stderr)
+        return None
+    missing = [r for r in releases if r in hip_toolchains.MODERN and hip_toolchains.get(r) is None]
+    if missing:
+        command = [sys.executable, "tests/harness/fetch_hip_toolchain.py", *[f"--release={r}" for r in missing]]
+        print("real_world: fetching HIP toolchains:", " ".join(command), file=sys.stderr)
+        subprocess.run(command, cwd=ROOT)
+        hip_toolchains.rescan()
+    found = {}
+    for release in releases:
+        toolchain = hip_toolchains.get(release)
+        if toolchain is None:
+            print(f"real_world: no HIP {release}: {hip_toolchains.why_missing(release)}", file=sys.stderr)
+            if asked:
+                return None
+            continue
+        found[release] = toolchain
+    if not found:
+        print("real_world: no HIP toolchain (see docs/real-world.md for what the harness needs)", file=sys.stderr)
+        return None
+    return found
+
+
+def _compiled_with(toolchains: dict) -> str:
+    return "; ".join(f"{r}: {t['describe']}" for r, t in toolchains.items())
+
+
+def _doc_block(current: dict, baseline: dict | None, detail: bool) -> str:
+    by_release = report.from_json(current)
     parts = [f"This version (`{current['label']}`, cuda2hip {current['tool_rev'][:7]}, {current['date']}, "
-             f"{current['seconds']:.0f} s with a warm "
-             f"compile cache):", "", report.markdown_table(report.from_json(current))]
+             f"{current['seconds']:.0f} s with a warm compile cache). At each release R the corpus is "
+             f"migrated with `--target-rocm R` and compiled with R's HIP "
+             f"({_compiled_with({r: v['toolchain'] for r, v in current['releases'].items()})}):",
+             "", report.combined_table(by_release)]
+    if detail:
+        for release, results in by_release.items():
+            parts += ["", f"At {release} ({current['releases'][release]['toolchain']['describe']}):", "",
+                      report.markdown_table(results)]
     if baseline:
-        parts += ["", f"Before this work (`{baseline['label']}`, cuda2hip {baseline['tool_rev'][:7]}, the same corpus and "
-                  "commands):", "",
-                  report.markdown_table(report.from_json(baseline))]
+        parts += ["", f"Before this work (`{baseline['label']}`, cuda2hip {baseline['tool_rev'][:7]}, the same "
+                  "corpus and commands):", "", report.combined_table(report.from_json(baseline))]
     return "\n".join(parts)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--codebase", action="append", help="run only these code bases (name or slug)")
+    parser.add_argument("--release", help="the ROCm releases to migrate for and compile with, comma-separated "
+                        f"(default: {','.join(hip_toolchains.RELEASES)}, those whose toolchain is here)")
     parser.add_argument("--reduced", action="store_true", help="only the units listed as `reduced`")
     parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     parser.add_argument("--tool-src", type=Path, default=ROOT, help="the cuda2hip checkout to measure")
@@ -101,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{source.name} {source.version}: {fetch.fetch(source, CACHE)}")
         return 0
 
-    for tool in ("nvcc", "hipcc", "dpkg-deb"):
+    for tool in ("nvcc", "dpkg-deb"):
         if shutil.which(tool) is None:
             print(f"real_world: {tool} not found (see docs/real-world.md for what the harness needs)", file=sys.stderr)
             return 2
@@ -114,38 +160,55 @@ def main(argv: list[str] | None = None) -> int:
         if not codebases:
             print(f"real_world: no code base named {args.codebase}", file=sys.stderr)
             return 2
-    if not _fetch_library_headers():
+    toolchains = _toolchains(args.release)
+    if toolchains is None:
         return 2
-    paths = harness.Paths(CACHE, CUDA_LIBRARY_INCLUDE, ROCM_LIBRARY_INCLUDE)
+    if not _fetch_library_headers([CUDA_FETCH, *([ROCM_FETCH] if "5.2" in toolchains else [])]):
+        return 2
+    paths = harness.Paths(CACHE, CUDA_LIBRARY_INCLUDE)
+    for release, toolchain in toolchains.items():
+        print(f"real_world: {release}: {toolchain.describe()}: {' '.join(toolchain.command)}", file=sys.stderr)
 
     start = time.monotonic()
-    results = []
+    by_release: dict[str, list] = {release: [] for release in toolchains}
+    log = lambda m: print(m, file=sys.stderr)  # noqa: E731
     for codebase in codebases:
         source_root = fetch.fetch(sources[codebase.source], CACHE)
-        results.append(harness.run_codebase(codebase, source_root, paths, tool_src, label, args.jobs,
-                                            reduced=args.reduced, log=lambda m: print(m, file=sys.stderr)))
+        validated = harness.validate(codebase, source_root, paths, args.jobs, reduced=args.reduced, log=log)
+        for release, toolchain in toolchains.items():
+            by_release[release].append(harness.build(validated, paths, toolchain, tool_src, label, args.jobs,
+                                                     log=log))
     meta = {"tool_rev": _git(tool_src, "rev-parse", "HEAD"), "date": time.strftime("%Y-%m-%d"),
-            "seconds": time.monotonic() - start, "target_rocm": harness.TARGET_ROCM}
-    data = report.to_json(label, meta, results)
-    report.save(CACHE / "results" / f"{label}.json", data)
+            "seconds": time.monotonic() - start}
+    described = {r: {"describe": t.describe(), "rocm_version": t.rocm_version, "hip_version": t.hip_version,
+                     "clang_version": t.clang_version, "identity": t.identity, "command": t.command}
+                 for r, t in toolchains.items()}
+    data = report.to_json(label, meta, by_release, described)
+    result_path = CACHE / "results" / f"{label}.json"
+    report.save(result_path, data)
 
-    print(report.text_table(results))
-    silent = report.silent_list(results)
-    for line in silent[:args.show]:
-        print("silent:", line)
-    if len(silent) > args.show:
-        print(f"... {len(silent) - args.show} more in {CACHE / 'results' / (label + '.json')}")
-    for r in results:
-        for path in r.refix_changed:
-            print(f"second fix changes: {r.name}: {path}")
+    silent_any = refix_any = False
+    for release, results in by_release.items():
+        print(f"\n== {release}: --target-rocm {release}, compiled with {toolchains[release].describe()}")
+        print(report.text_table(results))
+        silent = report.silent_list(results)
+        silent_any |= bool(silent)
+        for line in silent[:args.show]:
+            print(f"silent ({release}):", line)
+        if len(silent) > args.show:
+            print(f"... {len(silent) - args.show} more in {result_path}")
+        for r in results:
+            for path in r.refix_changed:
+                refix_any = True
+                print(f"second fix changes ({release}): {r.name}: {path}")
+    print(f"\nresults: {result_path}")
     if args.write_docs:
         import json
 
         baseline = json.loads((CACHE / "results" / f"{args.compare}.json").read_text()) if args.compare else None
-        block = _doc_block(data, baseline)
-        for target in (DOC, README):
-            target.write_text(_replace_between(target.read_text(), block))
-    return 0 if not silent and not any(r.refix_changed for r in results) else 1
+        DOC.write_text(_replace_between(DOC.read_text(), _doc_block(data, baseline, detail=True)))
+        README.write_text(_replace_between(README.read_text(), _doc_block(data, baseline, detail=False)))
+    return 0 if not silent_any and not refix_any else 1
 
 
 if __name__ == "__main__":

@@ -104,10 +104,12 @@ def _settings(opts: dict, cwd: Path | None = None):
     if opts.get("fail_on"):
         settings.fail_on = opts["fail_on"]
     if opts.get("target_rocm"):
-        v = opts["target_rocm"]
-        if not all(p.isdigit() for p in v.split(".")) or not 1 <= len(v.split(".")) <= 3:
-            _fail(f"--target-rocm: {v!r} is not a version like 6.2")
-        settings.target_rocm = v
+        from .rocm_releases import invalid
+
+        why = invalid(opts["target_rocm"])
+        if why:  # (click's choice refuses it first; this guards calls made without click)
+            _fail(f"--target-rocm: {why}")
+        settings.target_rocm = opts["target_rocm"]
     if opts.get("experimental"):
         settings.experimental = True
     _offload_archs(settings, opts.get("offload_arch") or ())

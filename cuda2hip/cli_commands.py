@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from . import __version__
+from . import __version__, rocm_releases
 from .cli import EXIT_FINDINGS, EXIT_OK, _engine, _fail, _settings, interrupted
 from .cli import check as check_files
 from .cli import fix as fix_files
@@ -50,11 +50,14 @@ def options(spec: tuple[Option, ...]):
     return apply
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             help="Migrate CUDA sources to HIP: lint for CUDA-only code and AMD portability hazards, and "
+                  "rewrite what can be rewritten safely.\n\nThe target is ROCm "
+                  f"{rocm_releases.DEFAULT} unless --target-rocm (or `target-rocm` in the configuration) "
+                  f"names another of the audited releases: {rocm_releases.listing()}.")
 @click.version_option(__version__, prog_name="cuda2hip")
 def group() -> None:
-    """Migrate CUDA sources to HIP: lint for CUDA-only code and AMD portability hazards, and
-    rewrite what can be rewritten safely."""
+    pass
 
 
 @group.command("check", help=check_files.__doc__)
@@ -130,7 +133,8 @@ def explain(code, config_path):
 
 @group.command()
 @click.option("--tables", "tables_dir", type=click.Path(exists=True, file_okay=False, path_type=Path),
-              help="HIPIFY's docs/tables directory: also check every row of the reference tables.")
+              help="a folder of HIPIFY's API tables (docs/reference/tables; tests/harness/fetch_hipify_tables.py "
+                   "fetches them): also check every row of the reference tables.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @options(COMMON)
 def coverage(tables_dir, fmt, **opts):

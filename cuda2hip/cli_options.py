@@ -13,6 +13,7 @@ import os
 import stat
 from pathlib import Path
 
+from . import rocm_releases
 
 _UNSET = object()
 
@@ -53,8 +54,10 @@ COMMON = (
     Option(("--ignore",), "ignore", "text", help="Codes not to run."),
     Option(("--fail-on",), "fail_on", "choice", choices=SEVERITIES,
            help="Lowest severity that makes the exit code 1 (default: warning)."),
-    Option(("--target-rocm",), "target_rocm", "text", metavar="X.Y",
-           help="Map only to HIP APIs that exist in this ROCm version."),
+    Option(("--target-rocm",), "target_rocm", "choice", choices=rocm_releases.AUDITED,
+           help=f"ROCm release to migrate for (default: {rocm_releases.DEFAULT}, the newest; or `target-rocm` in "
+                "the configuration): write only HIP names its headers declare and report what it lacks. "
+                "The releases the name tables were audited against (docs/audit.md)."),
     Option(("--offload-arch",), "offload_arch", "text", multiple=True, metavar="GFX",
            help="AMD GPU target(s) for build files (e.g. gfx942; repeat or comma-separate): "
                 "replaces CUDA architectures, which cannot be mapped automatically."),

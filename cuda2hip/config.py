@@ -17,7 +17,8 @@ from typing import Annotated, Any, Literal
 import msgspec
 
 from .rulebook.schema import SeverityName
-from .settings import DEFAULT_FILE_TYPES, Settings
+from .rocm_releases import invalid, listing
+from .settings import DEFAULT_FILE_TYPES, DEFAULT_TARGET_ROCM, Settings
 from .trust import untrusted
 
 
@@ -51,7 +52,8 @@ class ConfigFile(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_
     file_types: dict[str, list[str]] = {}
     fail_on: SeverityName | None = None
     unsafe_fixes: bool = False
-    target_rocm: str | None = None
+    # (a float or an int too, only to say how to write it: `target-rocm = 7.2` is a TOML float)
+    target_rocm: str | float | int | None = None
     experimental: bool = False
     library_profile: Literal["hip", "roc"] = "hip"
     kernel_launch: Literal["keep", "hip"] = "keep"
@@ -162,7 +164,7 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
             raise ConfigError(f"{path}: rule-dirs: {d!r} is not a directory")
         rule_dirs.append(p)
     if cfg.target_rocm is not None:
-        _check_version(path, "target-rocm", cfg.target_rocm)
+        _check_release(path, cfg.target_rocm)
     return Settings(
         root=root,
         config_path=path,
@@ -180,7 +182,7 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
         file_types=file_types,
         fail_on=cfg.fail_on or "warning",
         unsafe_fixes=cfg.unsafe_fixes,
-        target_rocm=cfg.target_rocm,
+        target_rocm=cfg.target_rocm if cfg.target_rocm is not None else DEFAULT_TARGET_ROCM,
         experimental=cfg.experimental,
         library_profile=cfg.library_profile,
         kernel_launch=cfg.kernel_launch,
@@ -192,7 +194,11 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
     )
 
 
-def _check_version(path, key: str, value: str) -> None:
-    parts = value.split(".")
-    if not (1 <= len(parts) <= 3 and all(p.isdigit() for p in parts)):
-        raise ConfigError(f"{path}: {key}: {value!r} is not a version like 6.2")
+def _check_release(path, value: str | float | int) -> None:
+    if isinstance(value, (float, int)) and not isinstance(value, bool):
+        quoted = f'"{value}"'
+        raise ConfigError(f"{path}: target-rocm: {value!r} is a number; write the release as a string, "
+                          f"target-rocm = {quoted} (one of {listing()})")
+    why = invalid(value)
+    if why:
+        raise ConfigError(f"{path}: target-rocm: {why}")

@@ -2,9 +2,9 @@
 
 Each name is either renamed (a rename rule writes its HIP/roc* name), kept (the HIP name is the
 CUDA name, e.g. `__expf`), or flagged by HIP102 with a reason (no equivalent, needs a newer
-ROCm, experimental, not in this library profile). With `--tables DIR` (HIPIFY's docs/tables),
-every row of every reference table is checked against the generated data as well, so that the
-accounting covers 100% of the source rows, duplicates and rows shared by two libraries included.
+ROCm, experimental, not in this library profile). With `--tables DIR` (a folder of HIPIFY's
+docs/reference/tables), every row of every reference table is checked against the generated data
+as well, so that the accounting covers 100% of the source rows, duplicates and rows shared by two libraries included.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .match.api_tables import load_table, resolve_tables, version_tuple
-from .match.rename import resolve
+from .match.api_tables import load_table, resolve_tables
+from .match.rename import resolve_for
 
 STATUSES = ("renamed", "same-name", "flagged")
 
@@ -58,7 +58,6 @@ def _reason_kind(reason: str) -> str:
 
 def account(engine, tables_dir: Path | None = None) -> list[LibraryCoverage]:
     settings = engine.settings
-    target = version_tuple(settings.target_rocm) if settings.target_rocm else None
     by_path: dict[str, LibraryCoverage] = {}
     owners: dict[str, tuple[str, str]] = {}  # table path -> (kind, code) of the rules loading it
     for rule in engine.selected:
@@ -75,8 +74,7 @@ def account(engine, tables_dir: Path | None = None) -> list[LibraryCoverage]:
     for path, cov in sorted(by_path.items(), key=lambda kv: kv[1].library):
         data_dir = Path(path).parent
         for entry in load_table(path).values():
-            res = resolve(entry, settings.library_profile, target, settings.target_rocm or "",
-                          settings.experimental)
+            res = resolve_for(entry, settings)
             cov.names += 1
             if res.target is None:
                 cov.status["flagged"] += 1
@@ -94,14 +92,12 @@ def account(engine, tables_dir: Path | None = None) -> list[LibraryCoverage]:
 def _check_sources(result: list[LibraryCoverage], data_dir: Path, tables_dir: Path) -> None:
     """Every row of every reference table must be a name of the data (its own library's, or the
     library that owns a name several tables list), with the same targets."""
-    from .hipify_tables import LIBRARIES, ROC_ONLY, parse_table
+    from .hipify_tables import LIBRARIES, parse_table, source_files
 
     payloads = {lib: json.loads((data_dir / f"{lib}.json").read_text(encoding="utf-8")) for lib in LIBRARIES}
     for cov in result:
         lib = cov.library
-        hip_file, roc_file = LIBRARIES.get(lib, (None, None))
-        files = [(f, "hip") for f in (hip_file,) if f]
-        files += [(f, "roc") for f in (roc_file, ROC_ONLY.get(lib)) if f]
+        files = source_files(lib, tables_dir) if lib in LIBRARIES else []
         rows = accounted = 0
         mine = payloads[lib]
         for name, kind in files:
@@ -135,7 +131,7 @@ def _check_sources(result: list[LibraryCoverage], data_dir: Path, tables_dir: Pa
 
 
 def render_text(result: list[LibraryCoverage], settings) -> str:
-    head = (f"profile {settings.library_profile}, target ROCm {settings.target_rocm or 'latest'}, "
+    head = (f"profile {settings.library_profile}, target ROCm {settings.target_rocm}, "
             f"experimental {'on' if settings.experimental else 'off'}")
     lines = [f"CUDA -> HIP name coverage ({head})", ""]
     cols = ("library", "names", "renamed", "same-name", "flagged", "rules", "source rows", "complete")

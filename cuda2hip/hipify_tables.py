@@ -1,4 +1,5 @@
-"""Reader of HIPIFY's API tables (docs/tables/*.md of github.com/ROCm/HIPIFY, MIT).
+"""Reader of HIPIFY's API tables (docs/reference/tables/*.md of github.com/ROCm/HIPIFY, MIT; docs/tables
+before rocm-6.4).
 
 Used by tools/generate_rule_data.py (which turns the tables into rules/api/data/*.json) and by
 `cuda2hip coverage --tables DIR` (which checks that every row of the tables is accounted for).
@@ -88,3 +89,32 @@ def parse_table(path: Path) -> list[dict]:
             rec["second_experimental"] = second[5]
         rows.append(rec)
     return rows
+
+
+def source_files(lib: str, tables: Path) -> list[tuple[str, str]]:
+    """(file, "hip" | "roc") of the tables that give `lib`'s rows in `tables`. From rocm-7.0 on,
+    HIPIFY has no hipDNN tables (its CHANGELOG: "hipDNN support is removed by default"): the cuDNN
+    names come from the MIOpen table alone, with no HIP target."""
+    hip_file, roc_file = LIBRARIES[lib]
+    roc_only = ROC_ONLY.get(lib)
+    if hip_file and not (tables / hip_file).is_file() and roc_only and (tables / roc_only).is_file():
+        return [(roc_only, "roc")]
+    return [(f, "hip") for f in (hip_file,) if f] + [(f, "roc") for f in (roc_file, roc_only) if f]
+
+
+def library_rows(lib: str, tables: Path) -> tuple[list[dict], dict[str, dict], list[str]]:
+    """`lib`'s rows with their HIP target, the roc*/MIOpen block of each by CUDA name (the
+    `second*` keys), and the tables read."""
+    hip_file, roc_file = LIBRARIES[lib]
+    files = source_files(lib, tables)
+    if hip_file and files == [(ROC_ONLY.get(lib), "roc")]:  # no HIP table: the roc one, no HIP target
+        rows = parse_table(tables / files[0][0])
+        roc = {r["cuda"]: {"second": r["target"], "second_added": r["target_added"],
+                           "second_removed": r["target_removed"], "second_experimental": r["target_experimental"]}
+               for r in rows}
+        empty = dict.fromkeys(("target_added", "target_deprecated", "target_changed", "target_removed",
+                               "target_experimental"), "")
+        return [{**r, **empty, "target": None} for r in rows], roc, [files[0][0]]
+    hip_rows = parse_table(tables / hip_file) if hip_file else []
+    roc = {r["cuda"]: r for r in parse_table(tables / roc_file)} if roc_file else {}
+    return hip_rows, roc, [f for f in (hip_file, roc_file) if f]

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from msgspec import Struct, field
 
+from .rocm_releases import DEFAULT as DEFAULT_TARGET_ROCM
+
 DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
     # .hip: migrated sources (`fix --rename`) are still checked for CUDA leftovers
     "cuda": (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"),
@@ -41,8 +43,8 @@ class Settings(Struct):
     use_cache: bool = True
     markdown_limit: int = 65536  # longest --format markdown report (characters; 0: no limit)
     verbose: bool = False  # say what the cache did (hits, misses, damaged entries)
-    # migration target
-    target_rocm: str | None = None
+    # migration target: always one of rocm_releases.AUDITED (the newest unless configured)
+    target_rocm: str = DEFAULT_TARGET_ROCM
     experimental: bool = False
     library_profile: str = "hip"  # hip (hipBLAS, ...) or roc (rocBLAS, ...)
     kernel_launch: str = "keep"  # keep <<<...>>> or convert to hipLaunchKernelGGL ("hip")

@@ -14,6 +14,7 @@ import msgspec
 from .findings import Applicability
 from .frontends.registry import frontend
 from .match.engine import Engine
+from .rocm_releases import invalid
 from .rulebook.schema import InvalidCase, Rule, ValidCase
 from .settings import Settings
 from .source import SourceText
@@ -44,6 +45,8 @@ def _settings_for(rule: Rule, case, base: Settings | None) -> Settings:
     for key, value in case.settings.items():
         if key not in SETTINGS_FIELDS:
             raise ValueError(f"test case settings: unknown key {key!r} (allowed: {sorted(SETTINGS_FIELDS)})")
+        if key == "target_rocm" and invalid(value):
+            raise ValueError(f"test case settings: target_rocm: {invalid(value)}")
         setattr(settings, key, value)
     return settings
 

@@ -12,8 +12,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
-SHARED = ROOT.parent / "shared"
-REFERENCE = SHARED / "reference"
 # Library headers the system packages lack, fetched by tests/harness (tools/install-test-deps.sh does it): the ROCm
 # libraries Debian 12 does not package, and the CUDA math libraries the CUDA 13 toolkit here lacks.
 ROCM_LIBRARY_INCLUDE = Path(os.environ.get("CUDA2HIP_ROCM_LIBRARY_HEADERS",
@@ -25,6 +23,14 @@ FETCH_CUDA_HEADERS = "python tests/harness/fetch_cuda_library_headers.py .cache/
 # The HIP/ROCm headers of each Debian suite (bookworm HIP 5.2, trixie 5.7, sid 6.4), one tree per suite.
 RELEASE_HEADERS = Path(os.environ.get("CUDA2HIP_ROCM_RELEASE_HEADERS", ROOT / ".cache" / "rocm-release-headers"))
 FETCH_RELEASE_HEADERS = "python tests/harness/fetch_rocm_release_headers.py .cache/rocm-release-headers"
+# The syntax-check compiler of each ROCm release (7.2, 6.4: fetched; 5.2: the system hipcc).
+sys.path.insert(0, str(ROOT / "tests" / "harness"))
+import hip_toolchains  # noqa: E402
+
+# HIPIFY's API tables (rocm-7.0.2, from Debian's hipify source package): the input of
+# tools/generate_rule_data.py and `cuda2hip coverage --tables`.
+HIPIFY_TABLES = Path(os.environ.get("CUDA2HIP_HIPIFY_TABLES", ROOT / ".cache" / "hipify-tables"))
+FETCH_HIPIFY_TABLES = "python tests/harness/fetch_hipify_tables.py .cache/hipify-tables"
 # Installs every Debian package of tools/test-deps.txt and fetches both header trees (.ci/run runs it).
 INSTALL_TEST_DEPS = "bash tools/install-test-deps.sh"
 
@@ -58,26 +64,52 @@ def cli():
     return run_cli
 
 
-def _hipcc() -> str | None:
-    return shutil.which("hipcc")
+class HipCompiler:
+    """One ROCm release's HIP syntax check for an AMD GPU (gfx90a; semantics too, no GPU needed):
+    `hipcc(path, *flags)` -> CompletedProcess. tests/harness/hip_toolchains.py says what each
+    release is: 5.2 Debian 12's hipcc (with HIP_PLATFORM=amd: it picks the NVIDIA platform when
+    nvcc is on PATH), 7.2 and 6.4 fetched by tests/harness/fetch_hip_toolchain.py."""
+
+    def __init__(self, toolchain: hip_toolchains.Toolchain):
+        self.toolchain = toolchain
+        self.release = toolchain.release
+        # -I flags for the ROCm library headers outside the release's own tree (5.2: Debian 13's)
+        self.library_flags = [f"-I{d}" for d in toolchain.library_includes if os.path.isdir(d)]
+
+    def __call__(self, path: Path, *extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([*self.toolchain.command, "-w", *extra, str(path)], capture_output=True, text=True,
+                              env=self.toolchain.env)
+
+
+def hip_compiler(release: str) -> HipCompiler:
+    """The release's compiler, or a skip that says why it is absent and how to get it."""
+    toolchain = hip_toolchains.get(release)
+    if toolchain is None:
+        reason = hip_toolchains.why_missing(release)
+        pytest.skip(reason if release == "5.2" else f"HIP {release}: {reason}")
+    return HipCompiler(toolchain)
 
 
 @pytest.fixture
-def hipcc():
-    """Compile HIP source for an AMD target (syntax and semantics, no GPU needed).
+def hipcc(request):
+    """HIP 5.2 (the system hipcc), or each release in turn in a test marked @AT_EVERY_RELEASE (or
+    parametrized with `hipcc` indirect, see release_params)."""
+    return hip_compiler(getattr(request, "param", "5.2"))
 
-    Debian's hipcc picks the NVIDIA platform when nvcc is on PATH, so HIP_PLATFORM=amd is set.
-    """
-    exe = _hipcc()
-    if exe is None:
-        pytest.skip(not_installed("hipcc", "hipcc"))
 
-    def compile_hip(path: Path, *extra: str) -> subprocess.CompletedProcess:
-        env = dict(os.environ, HIP_PLATFORM="amd")
-        return subprocess.run([exe, "-x", "hip", "--offload-arch=gfx90a", "-fsyntax-only", "-w",
-                               *extra, str(path)], capture_output=True, text=True, env=env)
+# A test whose migrated output does not depend on the release runs at every release.
+AT_EVERY_RELEASE = pytest.mark.parametrize("hipcc", hip_toolchains.RELEASES, indirect=True)
 
-    return compile_hip
+
+def release_params(cases, gaps: dict | None = None, releases=hip_toolchains.RELEASES) -> list:
+    """(case, release) parameters for `@pytest.mark.parametrize("case,hipcc", ..., indirect=["hipcc"])`;
+    `gaps[(case, release)]` names a rule gap (the construct) that makes its output fail there:
+    a strict xfail, so that the fix shows as an XPASS to turn into a pass."""
+    gaps = gaps or {}
+    return [pytest.param(case, release, id=f"{case}-{release}",
+                         marks=[pytest.mark.xfail(strict=True, reason=gaps[case, release])]
+                         if (case, release) in gaps else [])
+            for case in cases for release in releases]
 
 
 @pytest.fixture

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from cuda2hip import parse
-from cuda2hip.match.amd_conditions import evaluate, known_macros
+from cuda2hip.match.amd_conditions import DEFINED, evaluate, known_macros
 from cuda2hip.match.cxx_functions import exclusive, functions
 
-AMD = known_macros(None)
+AMD = dict(DEFINED)  # what every release defines (no version)
 ROCM_52 = known_macros("5.2")
+ROCM_72 = known_macros("7.2")
 
 
 @pytest.mark.parametrize("cond, macros, value", [
@@ -18,6 +19,9 @@ ROCM_52 = known_macros("5.2")
     ("defined(__HIP_PLATFORM_AMD__)", AMD, True),
     ("!defined(__HIPCC__) || HIP_VERSION < 40400000", AMD, None),  # the version is not known
     ("!defined(__HIPCC__) || HIP_VERSION < 40400000", ROCM_52, False),
+    ("HIP_VERSION >= 60200000", ROCM_52, False),
+    ("HIP_VERSION >= 60200000", ROCM_72, True),
+    ("HIP_VERSION_MAJOR >= 7", ROCM_72, True),
     ("HIP_VERSION_MAJOR > 5 || (HIP_VERSION_MAJOR == 5 && HIP_VERSION_MINOR >= 2)", ROCM_52, True),
     ("defined(USE_DRIVER)", AMD, None),
     ("defined(USE_DRIVER) && 0", AMD, False),

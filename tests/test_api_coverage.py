@@ -1,7 +1,8 @@
 """Issue 3, "Done when" 1: every row of HIPIFY's reference tables is accounted for (renamed,
 kept under the same name, or flagged by HIP102 with a reason), proven twice: by `cuda2hip
-coverage --tables` against the reference tables, and by linting every CUDA name of the generated
-data and checking that each one gets exactly one finding (or is valid HIP as written)."""
+coverage --tables` against HIPIFY's tables (fetched by tests/harness/fetch_hipify_tables.py), and
+by linting every CUDA name of the generated data and checking that each one gets exactly one
+finding (or is valid HIP as written)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,38 @@ import sys
 import msgspec
 import pytest
 
-from conftest import REFERENCE, ROOT, run_cli
+from conftest import FETCH_HIPIFY_TABLES, HIPIFY_TABLES, INSTALL_TEST_DEPS, ROOT, run_cli
 from cuda2hip.frontends.registry import frontend
 from cuda2hip.match.api_tables import all_table_paths, load_table
 from cuda2hip.match.engine import Engine
-from cuda2hip.match.rename import resolve
+from cuda2hip.match.rename import resolve_for
 from cuda2hip.settings import Settings
 from cuda2hip.source import SourceText
 
-TABLES = REFERENCE / "hipify-api-tables"
-needs_tables = pytest.mark.skipif(not TABLES.is_dir(), reason="reference tables not present (../shared/reference)")
+TABLES = HIPIFY_TABLES
+
+
+def _tables_skip_reason() -> str | None:
+    """Why the row-by-row tests cannot compare the data with the tables here, or None."""
+    if not TABLES.is_dir():
+        return (f"HIPIFY's tables not found in {TABLES} (fetch them: {FETCH_HIPIFY_TABLES}; "
+                f"every test tool at once: {INSTALL_TEST_DEPS})")
+    sys.path.insert(0, str(ROOT / "tools"))
+    from generate_rule_data import data_release, tables_release
+
+    data, tables = data_release(), tables_release(TABLES)
+    if tables and data != tables:
+        return (f"rules/api/data was generated from the tables of HIPIFY {data}, {TABLES} holds {tables}'s: "
+                "the data is to be regenerated (python tools/generate_rule_data.py) before they compare")
+    return None
+
+
+needs_tables = pytest.mark.skipif(_tables_skip_reason() is not None, reason=_tables_skip_reason() or "")
 
 PROFILES = [
-    pytest.param({}, id="hip-latest"),
-    pytest.param({"library_profile": "roc"}, id="roc-latest"),
+    pytest.param({}, id="hip-default"),
+    pytest.param({"library_profile": "roc"}, id="roc-default"),
+    pytest.param({"target_rocm": "6.4"}, id="hip-6.4"),
     pytest.param({"target_rocm": "5.2"}, id="hip-5.2"),
     pytest.param({"library_profile": "roc", "target_rocm": "5.2", "experimental": True}, id="roc-5.2-experimental"),
 ]
@@ -39,7 +58,7 @@ def test_generated_data_is_up_to_date():
 
 
 @needs_tables
-@pytest.mark.parametrize("args", [[], ["--roc"], ["--target-rocm", "5.2"], ["--roc", "--target-rocm", "6.0", "--experimental"]])
+@pytest.mark.parametrize("args", [[], ["--roc"], ["--target-rocm", "5.2"], ["--roc", "--target-rocm", "6.4", "--experimental"]])
 def test_coverage_command_accounts_for_every_reference_row(args, tmp_path):
     proc = run_cli("coverage", "--isolated", "--tables", TABLES, "--format", "json", *args, cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -66,7 +85,6 @@ def test_every_table_name_gets_one_finding_or_is_valid_hip(changes):
     engine = Engine(settings)
     rules = engine.ruleset_for("all_names.cu", "cuda")
     fe = frontend("cuda")
-    target = tuple(int(p) for p in settings.target_rocm.split(".")) if settings.target_rocm else None
     for path in all_table_paths():
         entries = list(load_table(path).values())
         # One call per line: plain names such as `umax` count only where they are called.
@@ -82,7 +100,7 @@ def test_every_table_name_gets_one_finding_or_is_valid_hip(changes):
                 by_line.setdefault(f.line, []).append(f)
         for i, entry in enumerate(entries, start=1):
             got = by_line.get(i, [])
-            res = resolve(entry, settings.library_profile, target, settings.target_rocm or "", settings.experimental)
+            res = resolve_for(entry, settings)
             if res.target == entry.cuda:
                 assert not got, (entry.cuda, [f.message for f in got])
                 continue
@@ -92,3 +110,26 @@ def test_every_table_name_gets_one_finding_or_is_valid_hip(changes):
                 assert (f.code == "HIP102" and res.reason in f.message) or f.code in over_102, (entry.cuda, f.message)
             else:
                 assert f.fix is not None and f.fix.edits[0].text == res.target, (entry.cuda, f.message)
+
+
+def test_cudnn_rows_come_from_the_miopen_table_when_hipify_has_no_hipdnn_one(tmp_path):
+    """HIPIFY rocm-7.0 dropped its hipDNN tables: the cuDNN names then come from the MIOpen table
+    alone, with no HIP target and the MIOpen name as the roc one."""
+    from cuda2hip.hipify_tables import ROC_ONLY, library_rows, source_files
+
+    (tmp_path / ROC_ONLY["cudnn"]).write_text(
+        "## **1. CUDNN Data types**\n\n"
+        "|**CUDA**|**A**|**D**|**C**|**R**|**MIOPEN**|**A**|**D**|**C**|**R**|**E**|\n"
+        "|:--|:-:|:-:|:-:|:-:|:--|:-:|:-:|:-:|:-:|:-:|\n"
+        "|`cudnnHandle_t`|2.0.0| | | |`miopenHandle_t`|2.0.0| | | | |\n"
+        "|`cudnnCTCLoss`|7.0.0| | | |`miopenCTCLoss`|2.1.0| | | |1|\n"
+        "|`cudnnFusedOpsPlan_t`|7.6.0| | | | | | | | | |\n", encoding="utf-8")
+    assert source_files("cudnn", tmp_path) == [(ROC_ONLY["cudnn"], "roc")]
+    rows, roc, files = library_rows("cudnn", tmp_path)
+    assert files == [ROC_ONLY["cudnn"]]
+    assert [(r["cuda"], r["target"], r["target_added"], r["cuda_added"]) for r in rows] == [
+        ("cudnnHandle_t", None, "", "2.0.0"), ("cudnnCTCLoss", None, "", "7.0.0"), ("cudnnFusedOpsPlan_t", None, "", "7.6.0")]
+    assert roc["cudnnHandle_t"]["second"] == "miopenHandle_t" and roc["cudnnHandle_t"]["second_added"] == "2.0.0"
+    assert roc["cudnnCTCLoss"]["second_experimental"] == "1" and roc["cudnnFusedOpsPlan_t"]["second"] is None
+    # With the hipDNN table there (HIPIFY before rocm-7.0), it and the HIP + MIOpen one are read.
+    assert [kind for _, kind in source_files("cublas", tmp_path)] == ["hip", "roc", "roc"]

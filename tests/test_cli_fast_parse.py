@@ -18,7 +18,7 @@ ACCEPTED = [
     ["check", "--format=json", "-o", "out.json", "a.cu", "--no-cache"],
     ["check", "-j4", "--fail-on", "error", "--select", "HIP1,HIP2", "--ignore=HIP102", "x"],
     ["check", "--offload-arch", "gfx90a", "--offload-arch=gfx942", "--roc", "--experimental", "."],
-    ["check", "--kernel-launch", "hip", "--target-rocm", "6.2", "--isolated", "--show-suppressed",
+    ["check", "--kernel-launch", "hip", "--target-rocm", "6.4", "--isolated", "--show-suppressed",
      "--force-exclude", "--statistics", "--extend-select", "HIP301", "--", "-odd-name.cu"],
     ["check", "--markdown-limit", "0", "--format", "markdown", "a.cu"],
     ["fix", "--follow-includes", "a.cu"],

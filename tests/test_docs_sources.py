@@ -1,11 +1,13 @@
 """Docs, rules and messages cite primary sources (ROCm / HIP / LLVM / CUDA documentation and
 headers), never a path outside the repository that users do not have (`shared/...`, the notes
-the project was written from); and every hipcc command the README shows says HIP_PLATFORM=amd
+the project was written from); code (tests, tools, bench, CI) never reads from such a path either,
+it fetches what it needs itself; and every hipcc command the README shows says HIP_PLATFORM=amd
 (hipcc picks NVIDIA's platform where nvcc is installed)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -19,6 +21,23 @@ CITING = sorted(
     + [ROOT / "tools" / "generate_rule_data.py", ROOT / "tools" / "generate_rule_docs.py"])
 
 
+# In code: `../shared`, `ROOT.parent / "shared"`, the reference folders and toolchains of the
+# machine the project was written on.
+CODE_OUTSIDE = re.compile(r"""(?:\.\./)+shared\b|/work/(?:shared|toolchains)\b|shared-ref\b"""
+                          r"""|(?:/|,)\s*["']shared["']|DOMAIN-FACTS|DESIGN-NOTES""")
+CODE = sorted(p for folder in ("tests", "tools", "bench", "cuda2hip") for p in (ROOT / folder).rglob("*")
+              if p.suffix in (".py", ".sh", ".yaml", ".toml", ".txt") and p.is_file()
+              and p != Path(__file__).resolve()) + [ROOT / ".ci" / "run", ROOT / "pyproject.toml"]
+
+
+@pytest.mark.parametrize("path", CODE, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_code_reads_paths_outside_the_repository(path):
+    bad = [f"{i}: {line.strip()[:120]}" for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+           if CODE_OUTSIDE.search(line)]
+    assert not bad, (f"{path.relative_to(ROOT)} reads a path users and CI do not have; fetch what it needs "
+                     "(tests/harness/) instead:\n" + "\n".join(bad))
+
+
 @pytest.mark.parametrize("path", CITING, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_citation_of_paths_outside_the_repository(path):
     bad = [f"{i}: {line.strip()[:120]}" for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
@@ -30,6 +49,11 @@ def test_the_check_catches_what_it_should():
     assert OUTSIDE.search("- ROCm 10.1 release notes, summarised in shared/DOMAIN-FACTS.md")
     assert OUTSIDE.search("input: `../shared/reference/hipify-api-tables`")
     assert not OUTSIDE.search("__shared__ float tile[32]; lib/libshared.so")
+    for code in ('DEFAULT_TABLES = ROOT.parent / "shared" / "reference"', "open('../shared/x.json')",
+                 'Path("..", "shared")', "hipcc=/work/toolchains/shared-ref/rocm-7.2/bin/hipcc"):
+        assert CODE_OUTSIDE.search(code), code
+    for code in ('"shared_with": {}', "__shared__ float tile[32];", "add_library(x SHARED y.cpp)"):
+        assert not CODE_OUTSIDE.search(code), code
 
 
 def _code_lines(markdown: str):

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import CUDA_LIBRARY_INCLUDE, ROCM_LIBRARY_INCLUDE, ROOT, run_cli
+from conftest import AT_EVERY_RELEASE, CUDA_LIBRARY_INCLUDE, ROCM_LIBRARY_INCLUDE, ROOT, run_cli
 from cuda2hip import parse as parsing
 from cuda2hip.match import pp_condition as cond
 
@@ -146,13 +146,16 @@ def _hipcc() -> str:
     return exe
 
 
-def test_hipcc_defines_none_of_the_version_macros(tmp_path):
+@AT_EVERY_RELEASE
+def test_hipcc_defines_none_of_the_version_macros(tmp_path, hipcc):
     src = tmp_path / "m.hip"
     src.write_text("#include <hip/hip_runtime.h>\n")
-    proc = subprocess.run([_hipcc(), "-x", "hip", "--offload-arch=gfx90a", "-E", "-dM", str(src)],
-                          capture_output=True, text=True, env=dict(os.environ, HIP_PLATFORM="amd"))
-    assert proc.returncode == 0, proc.stderr
-    defined = set(re.findall(r"^#define (\w+)", proc.stdout, re.M))
+    defined: set[str] = set()
+    for side in ("--cuda-host-only", "--cuda-device-only"):  # one at a time: no offload bundler needed
+        proc = subprocess.run([*hipcc.toolchain.hipcc, "-x", "hip", "--offload-arch=gfx90a", side, "-E", "-dM",
+                               str(src)], capture_output=True, text=True, env=hipcc.toolchain.env)
+        assert proc.returncode == 0, proc.stderr
+        defined |= set(re.findall(r"^#define (\w+)", proc.stdout, re.M))
     assert "__HIPCC__" in defined and "HIP_INCLUDE_HIP_HIP_RUNTIME_H" in defined
     assert not defined & set(VERSIONS["macros"]), defined & set(VERSIONS["macros"])
     assert "__CUDACC__" not in defined

@@ -1,5 +1,5 @@
-"""Core fixtures: valid CUDA (nvcc) in, expected HIP out (golden files), and the output compiles
-for an AMD GPU with the real hipcc."""
+"""Core fixtures: valid CUDA (nvcc) in, expected HIP out (golden files, the same for every target
+release), and the output compiles for an AMD GPU at every ROCm release (7.2, 6.4, 5.2)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from conftest import FIXTURES, run_cli
+from conftest import FIXTURES, release_params, run_cli
 
 # name -> CUDA input (the README's example doubles as the vector-add fixture)
 INPUTS = {
@@ -23,15 +23,15 @@ def test_input_is_valid_cuda(name, nvcc):
     assert r.returncode == 0, r.stderr
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name,hipcc", release_params(CASES), indirect=["hipcc"])
 def test_fix_matches_expected_and_compiles_with_hipcc(name, tmp_path, hipcc):
     work = tmp_path / f"{name}.cu"
     shutil.copy(INPUTS[name], work)
-    r = run_cli("fix", work, cwd=tmp_path)
+    r = run_cli("fix", "--target-rocm", hipcc.release, work, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     expected = (FIXTURES / "core" / f"{name}.fixed.cu").read_text()
     assert work.read_text() == expected
     compiled = hipcc(work)
     assert compiled.returncode == 0, compiled.stderr
     # Nothing CUDA-specific is left for the core rules to report.
-    assert run_cli("check", work, cwd=tmp_path).returncode == 0
+    assert run_cli("check", "--target-rocm", hipcc.release, work, cwd=tmp_path).returncode == 0

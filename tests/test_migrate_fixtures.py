@@ -18,9 +18,13 @@ Issue 12: bf16, fp16 and cuBLASLt. HIP 5.2 has no hip/hip_bf16.h and no hipBLASL
 fixtures keep their CUDA include and names (reported at the include and at every use) and the compile
 fails on exactly the missing header. At a newer target they are migrated and compiled with the same
 hipcc (clang 15) against the HIP/ROCm headers of the Debian release that has them
-(tests/harness/fetch_rocm_release_headers.py): trixie's HIP 5.7 compiles cleanly; sid's HIP 6.4 (and
-hipBLASLt 7.1, packaged by sid only) has one function body clang 15 cannot compile (KNOWN_HEADER_ERRORS),
-which is tolerated: every error in the fixture itself still fails the test.
+(tests/harness/fetch_rocm_release_headers.py): sid's HIP 6.4 (with hipBLASLt 7.1, sid's) has one
+function body clang 15 cannot compile (KNOWN_HEADER_ERRORS), which is tolerated: every error in the
+fixture itself still fails the test.
+
+The golden files of the 5.2 cases are HIP 5.2's. Each of those sources is also migrated with
+`--target-rocm 7.2` and `6.4` and compiled with that release's own toolchain
+(tests/harness/hip_toolchains.py): it builds, or fails only on the names `fix` reports it keeps.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from typing import NamedTuple
 import pytest
 
 from conftest import (CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_RELEASE_HEADERS, FETCH_ROCM_HEADERS, FIXTURES,
-                      INSTALL_TEST_DEPS, RELEASE_HEADERS, ROCM_LIBRARY_INCLUDE, run_cli)
+                      INSTALL_TEST_DEPS, RELEASE_HEADERS, ROCM_LIBRARY_INCLUDE, release_params, run_cli)
+from hip_toolchains import MODERN
 from migration_checks import ERROR_AT, newer_hip_names, release_errors, unreported_tokens
 
 SRC = FIXTURES / "migrate"
@@ -96,14 +101,12 @@ CASES = {
                            ("-std=c++17",), expected="cub_thrust"),
     # hip/hip_bf16.h and hipBLASLt need a newer ROCm than 5.2: reported, and the include is the only error
     "bf16": Case("bf16.cu", [], ["hip/hip_runtime.h"], (), leftover=("cuda_bf16.h",)),
-    "bf16_rocm5.7": Case("bf16.cu", [], ["hip/hip_bf16.h"], (), target="5.7", release="trixie"),
-    "bf16_rocm6.4": Case("bf16.cu", [], ["hip/hip_bf16.h"], (), target="6.4", release="sid",
-                         expected="bf16_rocm5.7"),
+    "bf16_rocm6.4": Case("bf16.cu", [], ["hip/hip_bf16.h"], (), target="6.4", release="sid"),
     "fp16": Case("fp16.cu", [], ["hip/hip_fp16.h"], ()),
     "cublaslt": Case("cublaslt.cu", [], ["hip/hip_runtime.h"], ("cublasLt.h",), leftover=("cublasLt.h",)),
-    # Debian packages hipBLASLt 7.1 only (sid)
-    "cublaslt_rocm7.1": Case("cublaslt.cu", [], ["hipblaslt/hipblaslt.h"], ("cublasLt.h",), ("-std=c++17",),
-                             target="7.1", release="sid"),
+    # Debian sid (the 6.4 platform) packages hipBLASLt 7.1
+    "cublaslt_rocm6.4": Case("cublaslt.cu", [], ["hipblaslt/hipblaslt.h"], ("cublasLt.h",), ("-std=c++17",),
+                             target="6.4", release="sid"),
     "launches_keep": Case("launches.cu", [], ["hip/hip_runtime.h"], ()),
     "launches_hip": Case("launches.cu", ["--kernel-launch", "hip"], ["hip/hip_runtime.h"], ()),
 }
@@ -187,6 +190,41 @@ def test_fixture_compiles_with_hipcc(case, tmp_path, hipcc):
     assert all(named), f"{case}: errors other than the kept names:\n" + "\n".join(
         line for line, m in zip(errors, named) if not m)
     assert {m.group(1) or m.group(2) for m in named} == set(spec.leftover), proc.stderr
+
+
+# The golden files above are 5.2's (or a named release's, compiled with clang 15 against its headers).
+# Each source is also migrated for 7.2 and 6.4 and compiled with that release's own toolchain: it
+# builds, or fails only on the names `fix` reported it keeps.
+AT_MODERN = sorted(c for c, spec in CASES.items() if spec.target == "5.2")
+MODERN_GAPS = {
+    ("cusparse_roc", "7.2"): "--roc cusparseCbsrmv -> rocsparse_cbsrmv: rocSPARSE 3 (ROCm 6.0) added a "
+                             "rocsparse_mat_info parameter (16 arguments), the rewrite passes 15",
+    ("cusparse_roc", "6.4"): "--roc cusparseCbsrmv -> rocsparse_cbsrmv: rocSPARSE 3 (ROCm 6.0) added a "
+                             "rocsparse_mat_info parameter (16 arguments), the rewrite passes 15",
+}
+
+
+@pytest.mark.parametrize("case,hipcc", release_params(AT_MODERN, MODERN_GAPS, MODERN), indirect=["hipcc"])
+def test_fixture_migrated_for_the_release_compiles(case, tmp_path, hipcc):
+    spec = CASES[case]
+    work = tmp_path / case
+    work.mkdir()
+    shutil.copy(SRC / spec.source, work / spec.source)
+    fixed = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", hipcc.release, *spec.flags, "--format", "json",
+                    spec.source, cwd=work)
+    assert fixed.returncode in (0, 1), fixed.stderr
+    kept = {f["message"].split("`")[1] for f in json.loads(fixed.stdout)["findings"]
+            if not f["fixed"] and f["message"].startswith("`")}
+    src = work / f"{case}.hip"
+    src.write_text((work / spec.source).read_text())
+    proc = hipcc(src, *spec.compile_flags, "-fno-spell-checking", "-ferror-limit=0")
+    errors = [line for line in proc.stderr.splitlines() if "error:" in line]
+    if not kept:
+        assert proc.returncode == 0, proc.stderr
+        return
+    named = [_LEFTOVER_ERROR.search(line) for line in errors]
+    assert all(named) and {m.group(1) or m.group(2) for m in named} <= kept, \
+        f"{case}: errors other than the kept names {sorted(kept)}:\n{proc.stderr}"
 
 
 def test_library_compile_check_is_not_vacuous(tmp_path, hipcc):

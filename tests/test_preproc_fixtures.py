@@ -6,8 +6,10 @@ For each project `fixtures/preproc/NAME/`:
   device code is compiled on its own by projects that use it as a unit);
 - `fix --output-dir` of `input/` (with --target-rocm 5.2) gives `expected/`, and a second `fix`
   of `expected/` changes nothing;
-- every file of `expected/` compiles with the real hipcc (HIP 5.2);
-- negative controls: undoing the capability in the expected output (the runtime include after
+- every file of `expected/` compiles with the real hipcc (HIP 5.2), and, migrated with
+  `--target-rocm 7.2` / `6.4` (feature_macros: the same tree; runtime_include: one more runtime
+  include), with HIP 7.2 and 6.4;
+- negative controls (HIP 5.2's headers): undoing the capability in the expected output (the runtime include after
   cooperative groups, inside `extern "C"`, the CUDA guard instead of the HIP one, one spelling of
   a guard that changed between versions) fails to compile, so the compile checks are not vacuous;
 - `findings.txt` lists what `check` still reports on the migrated tree (HIP21x), with what each
@@ -26,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from conftest import (CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_ROCM_HEADERS, FIXTURES, ROCM_LIBRARY_INCLUDE,
-                      run_cli)
+                      release_params, run_cli)
 
 PREPROC = FIXTURES / "preproc"
 PROJECTS = ("runtime_include", "feature_macros")
@@ -87,10 +89,20 @@ def _compile(hipcc, path: Path, *extra: str):
     return hipcc(path, "-std=c++17", f"-I{path.parent}", *extra)
 
 
-@pytest.mark.parametrize("project", PROJECTS)
-def test_expected_tree_compiles_with_hipcc(project, hipcc):
-    extra = _library_flags() if project == "feature_macros" else []
-    for path in _files(project, "expected"):
+@pytest.mark.parametrize("project,hipcc", release_params(PROJECTS), indirect=["hipcc"])
+def test_expected_tree_compiles_with_hipcc(project, hipcc, tmp_path):
+    if hipcc.release == "5.2":
+        extra = _library_flags() if project == "feature_macros" else []
+        paths = _files(project, "expected")
+    else:  # migrated for the release; its own tree has the library headers
+        extra = []
+        out = tmp_path / "out"
+        proc = run_cli("fix", "--isolated", "--no-cache", "--target-rocm", hipcc.release, "--output-dir", out,
+                       PREPROC / project / "input")
+        assert proc.returncode in (0, 1), proc.stderr
+        paths = sorted(p for p in out.iterdir() if p.is_file())
+        assert [p.name for p in paths] == [p.name for p in _files(project, "expected")]
+    for path in paths:
         proc = _compile(hipcc, path, *extra)
         assert proc.returncode == 0, f"{path.name}: {proc.stderr}"
 

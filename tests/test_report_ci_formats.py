@@ -63,7 +63,9 @@ def _junit(text: str) -> ET.Element:
     assert root.tag == "testsuites" and [s.tag for s in root] == ["testsuite"]
     suite = root[0]
     cases = suite.findall("testcase")
-    assert all(c.tag == "testcase" for c in suite)
+    # the test cases, after the suite's properties (the target release)
+    assert [c.tag for c in suite][:1] == ["properties"] and all(c.tag == "testcase" for c in suite[1:])
+    assert [(p.get("name"), p.get("value")) for p in suite[0]] == [("target-rocm", "7.2")]
     for attr, tag in (("failures", "failure"), ("errors", "error")):
         assert int(suite.get(attr)) == int(root.get(attr)) == sum(1 for c in cases if c.find(tag) is not None)
     assert int(suite.get("tests")) == int(root.get("tests")) == len(cases)

@@ -103,7 +103,7 @@ def test_statistics_text(tmp_path):
         " 3  HIP102       cuda-api-without-hip-equivalent  CUDA API names that have no HIP equivalent (or none in the targeted ROCm version)",
         " 1  HIP001  [*]  unused-suppression               A `cuda2hip: ignore[...]` comment that suppresses nothing",
         " 1  HIP100  [*]  cuda-runtime-headers             CUDA runtime headers and their HIP counterparts",
-        "14  total; [*] all fixable with `cuda2hip fix`, [-] some",
+        "14  total at target ROCm 7.2; [*] all fixable with `cuda2hip fix`, [-] some",
     ]
     # With --output the report goes to the file and the statistics to the terminal.
     out = _run(project, "check", "--isolated", "--select", SELECT, "--statistics", "-o", "r.sarif",

@@ -1,4 +1,5 @@
-"""SARIF 2.1.0 output: valid against the OASIS schema, and shaped as GitHub code scanning reads it."""
+"""SARIF 2.1.0 output: valid as SARIF's own validator (Microsoft's SARIF Multitool) and the SARIF
+2.1.0 JSON schema judge it, and shaped as GitHub code scanning reads it."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 from pathlib import Path
 
 from conftest import run_cli
-from report_helpers import SELECT, copy_project, sarif_schema_errors
+from report_helpers import SELECT, copy_project, sarif_multitool_problems, sarif_schema_errors
 
 
 def _sarif(project, *args, cwd=None, exit_code=1):
@@ -26,6 +27,8 @@ def test_sarif_validates_against_the_2_1_0_schema(tmp_path):
     sarif = _sarif(project, "--isolated", ".", exit_code=2)
     errors = sarif_schema_errors(sarif)
     assert not errors, "\n".join(errors[:10])
+    problems = sarif_multitool_problems(sarif, tmp_path)
+    assert not problems, "\n".join(problems[:10])
     assert sarif["runs"][0]["invocations"][0]["executionSuccessful"] is False
     assert sarif["runs"][0]["invocations"][0]["toolExecutionNotifications"][0]["locations"][0][
         "physicalLocation"]["artifactLocation"]["uri"] == "src/bad.cu"
@@ -186,3 +189,39 @@ def test_sarif_with_fixes_and_suppressions_validates(tmp_path):
     assert not any(r.get("fixes") for r in results if r["ruleId"] == "HIP102")  # no fix, no fixes[]
     errors = sarif_schema_errors(sarif)
     assert not errors, "\n".join(errors[:10])
+    problems = sarif_multitool_problems(sarif, tmp_path)
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_sarif_of_every_rule_with_a_help_uri_validates(tmp_path):
+    """All rules (their help, tags and fixes), helpUri set: what a CI upload of a real run holds."""
+    project = copy_project(tmp_path)
+    r = run_cli("check", "--isolated", "--format", "sarif", ".", cwd=project,
+                env={"CUDA2HIP_RULE_DOCS_URL": "https://example.org/cuda2hip/docs/rules/{code}.md"})
+    assert r.returncode == 1, r.stderr
+    sarif = json.loads(r.stdout)
+    assert len(sarif["runs"][0]["tool"]["driver"]["rules"]) > len(SELECT.split(","))
+    errors = sarif_schema_errors(sarif)
+    assert not errors, "\n".join(errors[:10])
+    problems = sarif_multitool_problems(sarif, tmp_path)
+    assert not problems, "\n".join(problems[:10])
+
+
+def test_the_validators_reject_what_they_should(tmp_path):
+    """The two checks above can fail: a region at line 0 breaks the schema, a result without a
+    location GitHub's ingestion rules. A log the Multitool cannot read into its object model (an
+    unknown level) it passes over without a word: the schema check catches that one."""
+    import copy
+
+    project = copy_project(tmp_path)
+    sarif = _sarif(project, "--isolated", ".")
+    broken, unreadable = copy.deepcopy(sarif), copy.deepcopy(sarif)
+    results = broken["runs"][0]["results"]
+    results[0]["locations"][0]["physicalLocation"]["region"]["startLine"] = 0
+    del results[1]["locations"]
+    assert "0 is less than the minimum of 1" in "\n".join(sarif_schema_errors(broken))
+    problems = "\n".join(sarif_multitool_problems(broken, tmp_path))
+    assert "JSON1008 (error)" in problems and "GH1015 (error)" in problems, problems
+    unreadable["runs"][0]["results"][0]["level"] = "fatal"
+    assert "'fatal' is not one of" in "\n".join(sarif_schema_errors(unreadable))
+    assert not sarif_multitool_problems(unreadable, tmp_path)

@@ -88,7 +88,7 @@ def test_results_depend_on_settings_and_mode(tree, analysed, change):
     if change == "ignore":
         settings.ignore = ("HIP100", "HIP101")
     elif change == "target":
-        settings.target_rocm = "5.0"
+        settings.target_rocm = "5.2"
     elif change == "unsafe":
         settings.unsafe_fixes = True
         mode = Mode.PREVIEW

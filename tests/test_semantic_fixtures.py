@@ -8,9 +8,10 @@ For each fixture `fixtures/semantic/NAME/`:
   HIP301 included; line:column code effort), without / with `--target-rocm 5.2`;
 - `output.cu` / `output-rocm-5.2.cu` are the result of the full default migration
   (`fix --unsafe-fixes --extend-select HIP301`, without / with `--target-rocm 5.2`);
-- both outputs compile with the real hipcc (HIP 5.2). HIP 5.2 has no `_sync` warp functions, so
-  the default output is compiled with tests/harness/warp_sync_rocm62.h, which declares them with
-  clr's 64-bit mask `static_assert`; the 5.2 output compiles as it is.
+- the default output (the same as at `--target-rocm 7.2` and `6.4`) compiles with HIP 7.2 and 6.4
+  (6.4 with -DHIP_ENABLE_WARP_SYNC_BUILTINS, as HIP403 reports there) and with HIP 5.2, which has
+  no `_sync` warp functions: there with tests/harness/warp_sync_rocm62.h, which declares them with
+  clr's 64-bit mask `static_assert`; the 5.2 output compiles with HIP 5.2 as it is.
 
 Set CUDA2HIP_UPDATE_FIXTURES=1 to rewrite the expected files after an intended change.
 """
@@ -33,13 +34,20 @@ UPDATE = os.environ.get("CUDA2HIP_UPDATE_FIXTURES") == "1"
 SEMANTIC_CODE = re.compile(r"^HIP[345]\d\d$")
 
 NOT_CUDA_13 = {"unsupported": "texture references were removed in CUDA 12; nvcc 13 rejects `texture<...>`"}
-# (fixture, variant) outputs hipcc 5.2 cannot compile, and why
+# (fixture, variant, release) outputs that cannot compile there, and why (None: at every release)
 NOT_COMPILABLE = {
     # reported for a manual port, never fixed
-    ("unsupported", "default"): "inline PTX, wmma and texture references have no automatic fix",
-    ("unsupported", "rocm-5.2"): "inline PTX, wmma and texture references have no automatic fix",
+    ("unsupported", "default", None): "inline PTX, wmma and texture references have no automatic fix",
+    ("unsupported", "rocm-5.2", None): "inline PTX, wmma and texture references have no automatic fix",
     # the fix needs a newer HIP: its --target-rocm 5.2 output is compiled instead
-    ("legacy_stream", "default"): "hipStreamLegacy needs ROCm 6.2 (HIP 5.2 is installed)",
+    ("legacy_stream", "default", "5.2"): "hipStreamLegacy needs ROCm 6.2",
+}
+# The releases each output is compiled with, and the flags it needs there.
+COMPILED_WITH = {
+    ("default", "7.2"): [],
+    ("default", "6.4"): ["-DHIP_ENABLE_WARP_SYNC_BUILTINS"],
+    ("default", "5.2"): ["-include", str(HARNESS)],
+    ("rocm-5.2", "5.2"): [],
 }
 VARIANTS = {"default": ("output.cu", []), "rocm-5.2": ("output-rocm-5.2.cu", ["--target-rocm", "5.2"])}
 FINDINGS = {"default": "findings.txt", "rocm-5.2": "findings-rocm-5.2.txt"}
@@ -107,30 +115,33 @@ def test_migrated_output(name, variant):
     assert _migrate(SEMANTIC / name / filename, *extra) == got
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("variant,hipcc", [pytest.param(v, r, id=f"{v}-{r}") for v, r in COMPILED_WITH],
+                         indirect=["hipcc"])
 @pytest.mark.parametrize("name", NAMES)
 def test_migrated_output_compiles(name, variant, hipcc):
-    if (name, variant) in NOT_COMPILABLE:
-        pytest.skip(NOT_COMPILABLE[name, variant])
+    why = NOT_COMPILABLE.get((name, variant, None)) or NOT_COMPILABLE.get((name, variant, hipcc.release))
+    if why:
+        pytest.skip(why)
     filename, _ = VARIANTS[variant]
-    extra = ["-include", str(HARNESS)] if variant == "default" else []
-    proc = hipcc(SEMANTIC / name / filename, *extra)
+    proc = hipcc(SEMANTIC / name / filename, *COMPILED_WITH[variant, hipcc.release])
     assert proc.returncode == 0, proc.stderr
 
 
 def test_rocm_5_2_output_has_no_sync_warp_functions():
     for name in NAMES:
-        if (name, "rocm-5.2") in NOT_COMPILABLE:
+        if (name, "rocm-5.2", None) in NOT_COMPILABLE:
             continue
         text = (SEMANTIC / name / "output-rocm-5.2.cu").read_text()
         assert not re.search(r"\b__\w+_sync\s*\(|__activemask|__syncwarp", text), name
 
 
+@pytest.mark.parametrize("hipcc", ["7.2", "5.2"], indirect=True)
 def test_harness_rejects_32_bit_masks(hipcc, tmp_path):
-    """The negative control: without HIP402's fix the same code fails clr's mask check."""
+    """The negative control: without HIP402's fix the same code fails clr's mask check (HIP 7.2's
+    own; at 5.2 the harness's)."""
     out = tmp_path / "reduction.cu"
     out.write_text(_migrate(SEMANTIC / "reduction" / "input.cu", "--ignore", "HIP402"))
     assert "0xffffffff\n" in out.read_text()
-    proc = hipcc(out, "-include", str(HARNESS))
+    proc = hipcc(out, *COMPILED_WITH["default", hipcc.release])
     assert proc.returncode != 0
     assert "The mask must be a 64-bit integer" in proc.stderr

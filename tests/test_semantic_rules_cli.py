@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from conftest import AT_EVERY_RELEASE
 from cuda2hip.match.plugins.streams import DEFAULT_STREAM_FLAGS, hip_default_stream_flag
 
 COPY = """#include <cuda_runtime.h>
@@ -32,6 +33,7 @@ def test_default_stream_flag_mapping(args, flag):
     assert hip_default_stream_flag(args) == flag
 
 
+@AT_EVERY_RELEASE
 @pytest.mark.parametrize("flag", sorted(set(DEFAULT_STREAM_FLAGS.values())))
 def test_mapped_default_stream_flags_are_accepted_by_hipcc(flag, hipcc, tmp_path):
     src = tmp_path / "k.hip"
@@ -84,9 +86,9 @@ __global__ void k(float* x) {
 
 
 @pytest.mark.parametrize("target,code,expect", [
-    (None, "HIP402", "__shfl_xor_sync(0xffffffffffffffffull, v, 1)"),
-    ("7.0", "HIP402", "__shfl_xor_sync(0xffffffffffffffffull, v, 1)"),
-    ("6.2", "HIP402", "__shfl_xor_sync(0xffffffffffffffffull, v, 1)"),
+    (None, "HIP402", "__shfl_xor_sync(0xffffffffffffffffull, v, 1)"),  # the default target, 7.2
+    ("7.2", "HIP402", "__shfl_xor_sync(0xffffffffffffffffull, v, 1)"),
+    ("6.4", "HIP402", "__shfl_xor_sync(0xffffffffffffffffull, v, 1)"),
     ("5.2", "HIP403", "__shfl_xor(v, 1)"),
 ])
 def test_warp_sync_rules_follow_target_rocm(cli, tmp_path, target, code, expect):
@@ -96,17 +98,17 @@ def test_warp_sync_rules_follow_target_rocm(cli, tmp_path, target, code, expect)
     found = json.loads(cli("check", "--isolated", "--format", "json", *extra, src).stdout)["findings"]
     codes = {f["code"] for f in found}
     assert code in codes and ({"HIP402", "HIP403"} - {code}) & codes == (
-        {"HIP403"} if target == "6.2" else set())
+        {"HIP403"} if target == "6.4" else set())
     fixed = cli("fix", "--isolated", "--unsafe-fixes", "--stdout", *extra, src).stdout
     assert expect in fixed
-    if target == "6.2":
+    if target == "6.4":
         msg = [f["message"] for f in found if f["code"] == "HIP403"][0]
         assert "-DHIP_ENABLE_WARP_SYNC_BUILTINS" in msg
     if target == "5.2":
         assert "has no `_sync` warp functions" in [f["message"] for f in found if f["code"] == "HIP403"][0]
 
 
-@pytest.mark.parametrize("target", ["5.2", "6.2"])
+@pytest.mark.parametrize("target", ["5.2", "6.4"])
 def test_one_warp_sync_call_gets_one_availability_finding(cli, tmp_path, target):
     """HIP102 ("needs ROCm 7.0.0", from the name tables) and HIP403 used to report the same
     `__shfl_xor_sync`; HIP403's finding says it once, with both facts."""

@@ -4,12 +4,17 @@ lines the real hipcc (HIP 5.2) rejects are exactly the lines `check` reports wit
 error of these rules: the fixed ones (coordinates in min/max, void** casts) compile, the others
 (integer handles that HIP makes pointers, __grid_constant__, constexpr math, overloaded addresses) each have a finding at their line.
 
+The same holds for the input migrated for 7.2 and 6.4 and compiled with that release.
+
 Set CUDA2HIP_UPDATE_FIXTURES=1 to rewrite the expected output after an intended change.
 """
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import FIXTURES, run_cli
+from hip_toolchains import MODERN
 from migration_checks import assert_findings_are_the_rejected_lines, migrated_fixture
 
 FIXTURE = FIXTURES / "type_forms"
@@ -28,3 +33,10 @@ def test_output_is_the_expected_migration():
 
 def test_findings_are_exactly_the_lines_hipcc_rejects(tmp_path, hipcc):
     assert_findings_are_the_rejected_lines(run_cli, hipcc, EXPECTED.read_text(), CODES, tmp_path)
+
+
+@pytest.mark.parametrize("hipcc", MODERN, indirect=True)
+def test_findings_are_exactly_the_lines_the_release_rejects(tmp_path, hipcc):
+    """The same promise for the input migrated for 7.2 / 6.4, compiled with that release."""
+    migrated = migrated_fixture(run_cli, FIXTURE / "input.cu", target=hipcc.release)
+    assert_findings_are_the_rejected_lines(run_cli, hipcc, migrated, CODES, tmp_path)

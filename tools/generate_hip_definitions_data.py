@@ -9,11 +9,18 @@ rules/api/collisions/hip-definitions.json (read by the hip-definition-collision 
   (a user's free operator with the same parameters ties with them: "use of overloaded operator
   '+=' is ambiguous"; templates lose to a user's non-template and never tie), with their
   parameter list (`HIP_vector_type<T, rank>` written `V`) and the header line;
+- `vector_friends`: the operators HIP_vector_type defines as friends (not templates either: one
+  function per vector type; ROCm 6.x and 7.x have binary `*` and `/`), with all their parameters;
 - `functions`: functions at global scope of the HIP headers and of clang's HIP wrapper headers
   (`__clang_hip_math.h`: host and device `min`/`max`, ...), with their parameter types (typedefs of
-  builtin types resolved), execution spaces and header line. Reserved names (`__x`) are left out.
+  builtin types resolved), execution spaces and header line, and the message of a `deprecated`
+  attribute where the header has one. Reserved names (`__x`) are left out.
 
-Usage: python tools/generate_hip_definitions_data.py [--check]
+One file per ROCm release the project compiles with (tests/harness/hip_toolchains.py): 5.2 (the
+system hipcc) writes hip-definitions.json, the others hip-definitions-<release>.json; the rule
+reads the release that stands for the run's --target-rocm.
+
+Usage: python tools/generate_hip_definitions_data.py [--release 7.2] [--check]
 """
 
 from __future__ import annotations
@@ -28,9 +35,13 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "rules" / "api" / "collisions" / "hip-definitions.json"
-COMMAND = ["hipcc", "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "--cuda-host-only", "-w", "-fsyntax-only",
-           "-fno-color-diagnostics", "-Xclang", "-ast-dump"]
+COLLISIONS = ROOT / "rules" / "api" / "collisions"
+AST_FLAGS = ["-std=c++17", "--cuda-host-only", "-w", "-fno-color-diagnostics", "-Xclang", "-ast-dump"]
+DEFAULT_RELEASE = "5.2"
+
+
+def out_path(release: str) -> Path:
+    return COLLISIONS / ("hip-definitions.json" if release == DEFAULT_RELEASE else f"hip-definitions-{release}.json")
 _NODE = re.compile(r"^((?:[| ] )*)[|`]-(\w+) 0x[0-9a-f]+ (.*)$")
 _PATH = re.compile(r"(/[^\s:<>,]+\.h):(\d+)")
 _LINE = re.compile(r"\bline:(\d+)")
@@ -38,15 +49,22 @@ _HIP_FILE = re.compile(r"/hip/|/__clang_hip_[\w]+\.h$")
 _BUILTIN_WORDS = frozenset("void bool char signed unsigned short int long float double const volatile".split())
 
 
-def dump() -> str:
+def dump(release: str) -> tuple[str, str]:
+    """(the AST dump, "HIP x.y, clang N") of hip/hip_runtime.h with the release's compiler."""
+    sys.path.insert(0, str(ROOT / "tests" / "harness"))
+    import hip_toolchains
+
+    toolchain = hip_toolchains.get(release)
+    if toolchain is None:
+        raise SystemExit(f"HIP {release}: {hip_toolchains.why_missing(release)}")
     with tempfile.TemporaryDirectory() as tmp:
         src = Path(tmp) / "hip.hip"
         src.write_text("#include <hip/hip_runtime.h>\n")
-        proc = subprocess.run([*COMMAND, str(src)], capture_output=True, text=True,
-                              env=dict(os.environ, HIP_PLATFORM="amd"))
+        proc = subprocess.run([*hip_toolchains.command(release), *AST_FLAGS, str(src)], capture_output=True,
+                              text=True, env=hip_toolchains.env(release))
     if proc.returncode != 0:
-        raise SystemExit(f"hipcc failed:\n{proc.stderr[-2000:]}")
-    return proc.stdout
+        raise SystemExit(f"HIP {release}: the compiler failed:\n{proc.stderr[-2000:]}")
+    return proc.stdout, f"HIP {release}, clang {toolchain.clang_version.split('.')[0]}"
 
 
 def _params(signature: str) -> list[str]:
@@ -93,12 +111,13 @@ def _east_const(t: str, typedefs: dict[str, str]) -> str:
     return " ".join(out)
 
 
-def parse(text: str) -> dict:
+def parse(text: str, compiled_with: str = "HIP 5.2, clang 15") -> dict:
     lines = text.splitlines()
     current_file = ""
     typedefs: dict[str, str] = {}
     vector_types: dict[str, list] = {}
     members: list[dict] = []
+    friends: list[dict] = []
     functions: dict[str, list] = {}
     in_vector = -1  # depth of HIP_vector_type's ClassTemplateDecl while inside it
     parents: dict[int, str] = {}  # depth -> kind of the latest node there
@@ -138,12 +157,22 @@ def parse(text: str) -> dict:
                 members.append({"name": mm.group(1), "params": params,
                                 "header": f"hip/amd_detail/{where}:{line[-1] if line else '?'}"})
             continue
+        if in_vector >= 0 and kind == "FunctionDecl" and depth == in_vector + 3 and \
+                parents.get(in_vector + 2) == "FriendDecl" and parents.get(in_vector + 1) == "CXXRecordDecl":
+            fm = re.search(r" (operator\S+) '([^']*)'", rest)
+            if fm:
+                params = [p.replace("HIP_vector_type<T, rank>", "V") for p in _params(fm.group(2))]
+                line = _LINE.findall(rest)
+                friends.append({"name": fm.group(1), "params": params,
+                                "header": f"hip/amd_detail/{where}:{line[-1] if line else '?'}"})
+            continue
         at_global = depth == 0 or (depth == 1 and parents.get(0) == "LinkageSpecDecl")
         if kind == "FunctionDecl" and at_global and _HIP_FILE.search(current_file):
             fm = re.search(r" (?:used |referenced |invalid )*(\w+) '([^']*)'(?::'[^']*')?((?: \w+)*)$", rest)
             if not fm or fm.group(1).startswith("__") or "implicit" in rest.split("'")[0]:
                 continue
             attrs = set()
+            deprecated = None
             j = i
             while j < len(lines):
                 cm = _NODE.match(lines[j])
@@ -151,6 +180,9 @@ def parse(text: str) -> dict:
                     break
                 if len(cm.group(1)) // 2 == depth + 1:
                     attrs.add(cm.group(2))
+                    if cm.group(2) == "DeprecatedAttr":
+                        dm = re.search(r'> "((?:[^"\\]|\\.)*)"', cm.group(3))
+                        deprecated = dm.group(1) if dm else ""
                 j += 1
             spaces = sorted({s for s, a in (("host", "CUDAHostAttr"), ("device", "CUDADeviceAttr")) if a in attrs}
                             or {"host"})
@@ -159,18 +191,23 @@ def parse(text: str) -> dict:
                      "defined": "CompoundStmt" in attrs,
                      "header": f"{'hip/' if '/hip/' in current_file else ''}{current_file.split('/hip/')[-1] if '/hip/' in current_file else where}"
                                f":{line[-1] if line else '?'}"}
+            if deprecated is not None:
+                entry["deprecated"] = deprecated
             if entry not in functions.setdefault(fm.group(1), []):
                 functions[fm.group(1)].append(entry)
-    return {"source": "tools/generate_hip_definitions_data.py: hipcc's AST of hip/hip_runtime.h (HIP 5.2, clang 15)",
+    return {"source": f"tools/generate_hip_definitions_data.py: hipcc's AST of hip/hip_runtime.h ({compiled_with})",
             "vector_types": dict(sorted(vector_types.items())), "vector_members": members,
+            "vector_friends": friends,
             "functions": dict(sorted(functions.items()))}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--release", default=DEFAULT_RELEASE, help="ROCm release whose compiler to read (default 5.2)")
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed data differs")
     args = ap.parse_args(argv)
-    text = json.dumps(parse(dump()), indent=1, sort_keys=True) + "\n"
+    OUT = out_path(args.release)
+    text = json.dumps(parse(*dump(args.release)), indent=1, sort_keys=True) + "\n"
     if args.check:
         if not OUT.is_file() or OUT.read_text(encoding="utf-8") != text:
             print(f"stale data (run tools/generate_hip_definitions_data.py): {OUT}", file=sys.stderr)

@@ -140,7 +140,10 @@ class Migrator:
         got = self._cache.get(cuda)
         if got is None:
             entry = self.names.get(cuda)
-            res = resolve(entry, self.profile, None, "", True) if entry is not None else None
+            # (every name some release writes: one a newer release removed still has a verdict
+            # for the releases that have it)
+            res = resolve(entry._replace(hip_removed="", roc_removed=""), self.profile, None, "", True) \
+                if entry is not None else None
             got = self._cache[cuda] = res.target if res is not None and res.target else cuda
         return got
 

@@ -8,7 +8,7 @@
 The corpus is the harness's (bench/realworld/corpus.toml; fetched on first use). Each code base
 is staged into WORK/<slug>/in and checked with every rule of HIP3-HIP5 (the opt-in ones too) and
 HIP600 (which lints the CUDA in Python strings), in two runs: `--target-rocm 5.2` (the harness's
-target) and without a target (ROCm >= 7.0 semantics, where HIP402 speaks instead of HIP403). A
+target) and at the default target (ROCm 7.2, where HIP402 speaks instead of HIP403). A
 finding is (code base, path, line, column, code); one that both runs report counts once.
 
 Sample: all findings of a rule with fewer than 30, else the 30 whose sha256 of SEED and the
@@ -119,7 +119,7 @@ def table(found: dict, sampled: dict, verdicts: dict) -> tuple[list[str], list[s
 def write_table(doc: Path, lines: list[str], found: dict) -> None:
     """The table between the markers of `doc`, with what it was measured on."""
     codebases = sorted({k[0] for k in found})
-    block = "\n".join([f"Measured on {', '.join(codebases)} (`--target-rocm 5.2` and no target).", "", *lines])
+    block = "\n".join([f"Measured on {', '.join(codebases)} (`--target-rocm 5.2` and the default, 7.2).", "", *lines])
     text = doc.read_text()
     pattern = re.compile(re.escape(BEGIN) + ".*?" + re.escape(END), re.S)
     if not pattern.search(text):

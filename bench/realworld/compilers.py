@@ -1,8 +1,10 @@
-"""nvcc (is the input valid CUDA?) and hipcc (does the migrated output build?), with a result cache.
+"""nvcc (is the input valid CUDA?) and a ROCm release's hipcc (does the migrated output build?),
+with a result cache.
 
-A compile result is cached under a key made of the command and the content of every file of the
-tree the unit can include (found by scanning `#include` lines, transitively, over-approximating
-across `#if` branches), so a re-run recompiles exactly the units whose inputs changed.
+A compile result is cached under a key made of the command, the compiler's identity (a HIP
+toolchain's changes with any of its packages) and the content of every file of the tree the unit
+can include (found by scanning `#include` lines, transitively, over-approximating across `#if`
+branches), so a re-run recompiles exactly the units whose inputs changed.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from pathlib import Path
 INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"]([^">\r\n]+)[">]', re.M)
 TIMEOUT = 900
 
-HIP_FLAGS = ["-x", "hip", "--offload-arch=gfx90a", "-fsyntax-only", "-std=c++17", "-w", "-ferror-limit=20"]
+# after a release's syntax-check command (tests/harness/hip_toolchains.py: `-x hip
+# --offload-arch=gfx90a -fsyntax-only`)
+HIP_FLAGS = ["-std=c++17", "-w", "-ferror-limit=20"]
 NVCC_FLAGS = ["-cuda", "-o", os.devnull, "-x", "cu", "-std=c++17", "-w"]
 
 
@@ -70,9 +74,11 @@ class CompileCache:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
 
-    def key(self, command: list[str], files: list[Path], base: Path) -> str:
+    def key(self, command: list[str], files: list[Path], base: Path, identity: str = "") -> str:
         base = base.resolve()  # the dependency paths are resolved too
         digest = hashlib.sha256(json.dumps(command).encode())
+        if identity:
+            digest.update(b"\0toolchain\0" + identity.encode())
         for path in files:
             rel = os.path.relpath(path, base)
             digest.update(b"\0" + rel.encode() + b"\0")
@@ -116,10 +122,6 @@ def nvcc_command(includes: list[str], defines: list[str], extra: list[str], unit
     return ["nvcc", *NVCC_FLAGS, *extra, *[f"-I{i}" for i in includes], *[f"-D{d}" for d in defines], unit]
 
 
-def hipcc_command(includes: list[str], defines: list[str], extra: list[str], unit: str) -> list[str]:
-    return ["hipcc", *HIP_FLAGS, *extra, *[f"-I{i}" for i in includes], *[f"-D{d}" for d in defines], unit]
-
-
-def hip_env() -> dict[str, str]:
-    # Debian's hipcc picks the NVIDIA platform when nvcc is on PATH.
-    return dict(os.environ, HIP_PLATFORM="amd")
+def hipcc_command(syntax_check: list[str], includes: list[str], defines: list[str], extra: list[str],
+                  unit: str) -> list[str]:
+    return [*syntax_check, *HIP_FLAGS, *extra, *[f"-I{i}" for i in includes], *[f"-D{d}" for d in defines], unit]

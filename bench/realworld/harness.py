@@ -1,13 +1,14 @@
 """One code base through the yardstick: valid CUDA? -> migrate -> builds with hipcc? -> predicted?
 
     stage the input tree            .cache/real-world/work/SLUG/in
-    nvcc proves which units are CUDA as they are (cached: the input is pinned)
-    cuda2hip fix --output-dir OUT --target-rocm 5.2 --no-cache IN
-    cuda2hip check --format json on OUT (the findings a user reads)
-    cuda2hip fix --diff on OUT (a second fix must change nothing)
-    hipcc compiles every nvcc-valid unit of OUT; each failure is classified by its first error:
-      predicted  a warning/error finding at the place the error is (see diagnostics.py)
-      silent     none: a defect of cuda2hip
+    nvcc proves which units are CUDA as they are (cached: the input is pinned)   validate()
+    then at each ROCm release R (a HIP toolchain of tests/harness/hip_toolchains.py):  build()
+      cuda2hip fix --output-dir OUT --target-rocm R --no-cache IN
+      cuda2hip check --format json --target-rocm R on OUT (the findings a user reads)
+      cuda2hip fix --diff on OUT (a second fix must change nothing)
+      R's hipcc compiles every nvcc-valid unit of OUT; each failure is classified by its first error:
+        predicted  a warning/error finding at the place the error is (see diagnostics.py)
+        silent     none: a defect of cuda2hip
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from . import compilers, units
 from .config import Codebase
 from .diagnostics import candidate_locations, first_error
 
-TARGET_ROCM = "5.2"
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -37,7 +37,6 @@ WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 class Paths:
     cache: Path  # .cache/real-world
     cuda_library_include: Path | None
-    rocm_library_include: Path | None
 
 
 @dataclass
@@ -56,6 +55,7 @@ class Failure:
 @dataclass
 class CodebaseResult:
     name: str
+    release: str = ""  # the ROCm release migrated for (--target-rocm) and compiled with
     units: int = 0
     nvcc_valid: int = 0
     not_cuda: list[str] = field(default_factory=list)  # units nvcc rejects as they are
@@ -128,13 +128,16 @@ def _compile_all(jobs: int, tasks: list) -> list:
 
 
 class Compiler:
-    def __init__(self, kind: str, codebase: Codebase, paths: Paths):
-        self.kind = kind
+    """nvcc, or (given a toolchain of tests/harness/hip_toolchains.py) that release's hipcc."""
+
+    def __init__(self, codebase: Codebase, paths: Paths, toolchain=None):
+        self.kind = "hipcc" if toolchain else "nvcc"
         self.codebase = codebase
-        self.cache = compilers.CompileCache(paths.cache / "compile-cache" / kind)
-        external = paths.cuda_library_include if kind == "nvcc" else paths.rocm_library_include
+        self.toolchain = toolchain
+        self.cache = compilers.CompileCache(paths.cache / "compile-cache" / self.kind)
+        external = [paths.cuda_library_include] if toolchain is None else map(Path, toolchain.library_includes)
         # Resolved, so that checkouts sharing one .cache (a symlink) share compile results too.
-        self.external = [str(external.resolve())] if external and external.is_dir() else []
+        self.external = [str(d.resolve()) for d in external if d and d.is_dir()]
 
     def command(self, unit: Unit) -> list[str]:
         includes = _rel_includes(self.codebase) + self.external
@@ -147,17 +150,17 @@ class Compiler:
             # Runtime-compiled kernels (hiprtc, like NVRTC) get the runtime's declarations
             # without an #include.
             extra += ["-include", "hip/hip_runtime.h"]
-        return compilers.hipcc_command(includes, defines, extra, unit.path)
+        return compilers.hipcc_command(self.toolchain.command, includes, defines, extra, unit.path)
 
     def compile(self, tree: Path, unit: Unit) -> compilers.CompileResult:
         command = self.command(unit)
         scanner = compilers.DependencyScanner(tree, [tree / d for d in _rel_includes(self.codebase)])
-        key = self.cache.key(command, scanner.closure(tree / unit.path), tree)
+        identity = self.toolchain.identity if self.toolchain else ""
+        key = self.cache.key(command, scanner.closure(tree / unit.path), tree, identity)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        env = compilers.hip_env() if self.kind == "hipcc" else None
-        result = compilers.run_compiler(command, tree, env)
+        result = compilers.run_compiler(command, tree, self.toolchain.env if self.toolchain else None)
         if "timed out" not in result.output:
             self.cache.put(key, result)
         return result
@@ -202,8 +205,19 @@ class FindingIndex:
         return where, ""
 
 
-def run_codebase(codebase: Codebase, source_root: Path, paths: Paths, tool_src: Path, label: str,
-                 jobs: int, reduced: bool = False, log=print) -> CodebaseResult:
+@dataclass
+class Validated:
+    """What nvcc decided about a code base's input (the same for every release)."""
+    codebase: Codebase
+    work: Path
+    tree_in: Path
+    units: int
+    valid: list[Unit]
+    not_cuda: list[str]
+
+
+def validate(codebase: Codebase, source_root: Path, paths: Paths, jobs: int, reduced: bool = False,
+             log=print) -> Validated:
     work = paths.cache / "work" / codebase.slug
     work.mkdir(parents=True, exist_ok=True)
     if not (work / ".git").exists():
@@ -211,30 +225,45 @@ def run_codebase(codebase: Codebase, source_root: Path, paths: Paths, tool_src: 
         # holds .cache/ (which ignores .cache/) is not the code base's.
         subprocess.run(["git", "init", "-q", str(work)], check=True)
     tree_in = _stage_input(codebase, source_root, work)
-    result = CodebaseResult(codebase.name)
-
     wanted = set(codebase.reduced) if reduced else None
     unit_list = [Unit(u, u) for u in units.translation_units(codebase, tree_in)]
-    out_root = work / "out" / label
-    shutil.rmtree(out_root, ignore_errors=True)
-    out_root.mkdir(parents=True)
     unit_list += _kernel_units(codebase, tree_in, work / "embedded-in", fresh=False)
     if wanted is not None:
         unit_list = [u for u in unit_list if u.name in wanted]
-    result.units = len(unit_list)
 
-    nvcc = Compiler("nvcc", codebase, paths)
+    nvcc = Compiler(codebase, paths)
     log(f"[{codebase.name}] nvcc: {len(unit_list)} units")
     valid_results = _compile_all(jobs, [lambda u=u: nvcc.compile(tree_in, u) for u in unit_list])
-    valid = []
+    valid, not_cuda = [], []
     for unit, res in zip(unit_list, valid_results):
-        (valid if res.ok else result.not_cuda).append(unit if res.ok else unit.name)
-    result.nvcc_valid = len(valid)
+        (valid if res.ok else not_cuda).append(unit if res.ok else unit.name)
+    return Validated(codebase, work, tree_in, len(unit_list), valid, not_cuda)
+
+
+def run_codebase(codebase: Codebase, source_root: Path, paths: Paths, tool_src: Path, label: str,
+                 jobs: int, toolchain, reduced: bool = False, log=print) -> CodebaseResult:
+    """The whole yardstick for one code base at one release."""
+    return build(validate(codebase, source_root, paths, jobs, reduced, log), paths, toolchain, tool_src, label,
+                 jobs, log)
+
+
+def build(validated: Validated, paths: Paths, toolchain, tool_src: Path, label: str, jobs: int,
+          log=print) -> CodebaseResult:
+    """Migrate the code base for the toolchain's release, check it, and compile its nvcc-valid units
+    with that release's hipcc."""
+    codebase, work, tree_in, release = validated.codebase, validated.work, validated.tree_in, toolchain.release
+    result = CodebaseResult(codebase.name, release)
+    result.units = validated.units
+    result.not_cuda = list(validated.not_cuda)
+    result.nvcc_valid = len(validated.valid)
+    out_root = work / "out" / label / release
+    shutil.rmtree(out_root, ignore_errors=True)
+    out_root.mkdir(parents=True)
 
     tree_out = out_root / "tree"
-    log(f"[{codebase.name}] cuda2hip fix --output-dir")
+    log(f"[{codebase.name}] {release}: cuda2hip fix --output-dir --target-rocm {release}")
     start = time.monotonic()
-    fixed = _tool(tool_src, "fix", "--output-dir", str(tree_out), "--target-rocm", TARGET_ROCM, "--no-cache",
+    fixed = _tool(tool_src, "fix", "--output-dir", str(tree_out), "--target-rocm", release, "--no-cache",
                   str(tree_in), cwd=work)
     result.fix_seconds = time.monotonic() - start
     result.fix_exit = fixed.returncode
@@ -245,7 +274,7 @@ def run_codebase(codebase: Codebase, source_root: Path, paths: Paths, tool_src: 
     else:
         result.fix_errors = [line for line in fixed.stderr.splitlines() if ": error:" in line][:20]
 
-    checked = _tool(tool_src, "check", "--format", "json", "--target-rocm", TARGET_ROCM, "--no-cache", ".",
+    checked = _tool(tool_src, "check", "--format", "json", "--target-rocm", release, "--no-cache", ".",
                     cwd=tree_out)
     findings = json.loads(checked.stdout)["findings"] if checked.stdout.strip() else []
     result.findings = len(findings)
@@ -253,22 +282,22 @@ def run_codebase(codebase: Codebase, source_root: Path, paths: Paths, tool_src: 
         result.findings_by_code[f["code"]] = result.findings_by_code.get(f["code"], 0) + 1
     index = FindingIndex(findings)
 
-    refix = _tool(tool_src, "fix", "--diff", "--target-rocm", TARGET_ROCM, "--no-cache", ".", cwd=tree_out)
+    refix = _tool(tool_src, "fix", "--diff", "--target-rocm", release, "--no-cache", ".", cwd=tree_out)
     result.refix_changed = sorted({line[4:].split("\t")[0].strip() for line in refix.stdout.splitlines()
                                    if line.startswith("+++ ")})
 
     # The migrated units: same tree paths; embedded kernels re-extracted from the migrated files.
     out_units = {u.name: u for u in _kernel_units(codebase, tree_out, out_root / "embedded")}
     todo: list[Unit] = []
-    for unit in valid:
+    for unit in validated.valid:
         if unit.kernel is None:
             todo.append(Unit(unit.name, unit.path))
         elif unit.name in out_units:
             todo.append(out_units[unit.name])
         else:
             result.failures.append(Failure(unit.name, "the migrated file no longer has this kernel literal", ""))
-    hipcc = Compiler("hipcc", codebase, paths)
-    log(f"[{codebase.name}] hipcc: {len(todo)} units")
+    hipcc = Compiler(codebase, paths, toolchain)
+    log(f"[{codebase.name}] {release}: hipcc ({toolchain.describe()}): {len(todo)} units")
     compiled = _compile_all(jobs, [lambda u=u: hipcc.compile(tree_out, u) for u in todo])
 
     def in_tree(path: str) -> bool:

@@ -1,4 +1,5 @@
-"""Tables of a harness run (terminal and Markdown) and the run's JSON record."""
+"""Tables of a harness run (terminal and Markdown; one per release, and all releases side by side)
+and the run's JSON record: {label, tool_rev, date, seconds, releases: {R: {toolchain, codebases}}}."""
 
 from __future__ import annotations
 
@@ -45,24 +46,63 @@ def silent_list(results: list[CodebaseResult]) -> list[str]:
     return [f"{r.name}: {f.unit}: {f.first_error}" for r in results for f in r.failures if f.silent]
 
 
-def to_json(label: str, meta: dict, results: list[CodebaseResult]) -> dict:
-    out = {"label": label, **meta, "codebases": []}
-    for r in results:
-        record = asdict(r)
-        record.update(predicted=r.predicted, silent=r.silent)
-        out["codebases"].append(record)
+def combined_table(by_release: dict[str, list[CodebaseResult]]) -> str:
+    """Markdown: per code base its units, nvcc-valid units, and at each release (in the order
+    given) compile / predicted / silent."""
+    releases = list(by_release)
+    at = {(r, c.name): c for r, results in by_release.items() for c in results}
+    names = list(dict.fromkeys(name for _r, name in at))
+    head = ["code base", "units", "nvcc-valid",
+            *[f"{r}: {c}" for r in releases for c in ("compile", "predicted", "silent")]]
+
+    def row(label: str, groups: dict[str, list[CodebaseResult]], firsts: list[CodebaseResult]) -> list[str]:
+        cells = [label, str(sum(c.units for c in firsts)), str(sum(c.nvcc_valid for c in firsts))]
+        for r in releases:
+            cs = groups[r]
+            cells += [_rate(sum(c.compiled for c in cs), sum(c.nvcc_valid for c in cs)),
+                      str(sum(c.predicted for c in cs)), str(sum(c.silent for c in cs))] if cs else ["", "", ""]
+        return cells
+
+    firsts = {n: next(at[r, n] for r in releases if (r, n) in at) for n in names}
+    rows_ = [row(n, {r: [at[r, n]] if (r, n) in at else [] for r in releases}, [firsts[n]]) for n in names]
+    if len(names) > 1:
+        rows_.append(row("**all**", {r: [at[r, n] for n in names if (r, n) in at] for r in releases},
+                         list(firsts.values())))
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return "\n".join(lines + ["| " + " | ".join(cells) + " |" for cells in rows_])
+
+
+def to_json(label: str, meta: dict, by_release: dict[str, list[CodebaseResult]], toolchains: dict[str, dict]) -> dict:
+    out = {"label": label, **meta, "releases": {}}
+    for release, results in by_release.items():
+        records = []
+        for r in results:
+            record = asdict(r)
+            record.update(predicted=r.predicted, silent=r.silent)
+            records.append(record)
+        out["releases"][release] = {"toolchain": toolchains[release], "codebases": records}
     return out
 
 
-def from_json(data: dict) -> list[CodebaseResult]:
-    results = []
-    for record in data["codebases"]:
-        record = dict(record)
-        record.pop("predicted", None)
-        record.pop("silent", None)
-        record["failures"] = [Failure(**f) for f in record["failures"]]
-        results.append(CodebaseResult(**record))
-    return results
+def from_json(data: dict) -> dict[str, list[CodebaseResult]]:
+    """{release: results}; a record of the single-release harness (before 7.2 and 6.4 were added)
+    is its `target_rocm`'s."""
+    if "releases" in data:
+        sections = {r: v["codebases"] for r, v in data["releases"].items()}
+    else:
+        sections = {data.get("target_rocm", "5.2"): data["codebases"]}
+    out = {}
+    for release, records in sections.items():
+        results = []
+        for record in records:
+            record = dict(record)
+            record.pop("predicted", None)
+            record.pop("silent", None)
+            record.setdefault("release", release)
+            record["failures"] = [Failure(**f) for f in record["failures"]]
+            results.append(CodebaseResult(**record))
+        out[release] = results
+    return out
 
 
 def save(path: Path, data: dict) -> None:

@@ -4,9 +4,9 @@ where the condition names macros the migrated program may define either way.
 What hipcc for AMD is known to define: clang predefines `__HIP__` and `__HIPCC__` (and
 `__clang__`); hip/hip_common.h defines `__HIP_PLATFORM_AMD__` (and the deprecated
 `__HIP_PLATFORM_HCC__`); `__CUDACC__` is renamed to `__HIPCC__` by HIP103. It never defines
-`__CUDA_ARCH__`, `__NVCC__` or the NVIDIA platform macros. With `--target-rocm X.Y`,
-`HIP_VERSION_MAJOR`/`_MINOR` and `HIP_VERSION` (hip/hip_version.h: major * 10^7 + minor * 10^5 +
-patch) are the target's, the patch level unknown (taken as 0 only where it cannot change the
+`__CUDA_ARCH__`, `__NVCC__` or the NVIDIA platform macros. `HIP_VERSION_MAJOR`/`_MINOR` and
+`HIP_VERSION` (hip/hip_version.h: major * 10^7 + minor * 10^5 + patch) are the target release's
+(`--target-rocm`), the patch level unknown (taken as 0 only where it cannot change the
 result of a comparison against a round value).
 """
 
@@ -23,13 +23,11 @@ UNDEFINED = frozenset({"__CUDA_ARCH__", "__NVCC__", "__HIP_PLATFORM_NVIDIA__", "
 _TOKEN = LazyRegex(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||==|!=|<=|>=|[()!<>]))")
 
 
-def known_macros(target_rocm: str | None) -> dict[str, int]:
+def known_macros(target_rocm: str) -> dict[str, int]:
+    """The macros hipcc defines at the target release (`X.Y`)."""
     out = dict(DEFINED)
-    if target_rocm:
-        parts = [int(p) for p in target_rocm.split(".")[:2] if p.isdigit()]
-        if len(parts) == 2:
-            out.update(HIP_VERSION_MAJOR=parts[0], HIP_VERSION_MINOR=parts[1],
-                       HIP_VERSION=parts[0] * 10_000_000 + parts[1] * 100_000)
+    major, minor = (int(p) for p in target_rocm.split(".")[:2])
+    out.update(HIP_VERSION_MAJOR=major, HIP_VERSION_MINOR=minor, HIP_VERSION=major * 10_000_000 + minor * 100_000)
     return out
 
 

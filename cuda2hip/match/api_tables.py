@@ -197,3 +197,27 @@ def version_tuple(text: str) -> tuple[int, ...]:
     while parts and parts[-1] == 0:
         parts.pop()
     return tuple(parts)
+
+
+@lru_cache(maxsize=1)
+def _successors() -> dict[str, tuple[tuple[int, ...], str]]:
+    from ..rulebook.loader import builtin_rules_dir
+
+    path = Path(builtin_rules_dir()) / "api" / "data" / "releases" / "successors.json"
+    if not path.is_file():
+        return {}
+    import msgspec
+
+    data = msgspec.json.decode(path.read_bytes())
+    return {old: (version_tuple(row[0]), row[1]) for old, row in data.get("successors", {}).items()}
+
+
+def successor(name: str, target_rocm: tuple[int, ...] | None) -> str | None:
+    """The name that replaced target name `name` at the release `target_rocm`, from
+    rules/api/data/releases/successors.json (tools/generate_successor_data.py): hipBLAS 3's
+    `hipblasGemmEx` for hipBLAS 2's `hipblasGemmEx_v2`. None for no release (the data tools,
+    which judge the tables' own names against the headers they read)."""
+    got = _successors().get(name)
+    if got is None or target_rocm is None or target_rocm < got[0]:
+        return None
+    return got[1]

@@ -15,6 +15,7 @@ import re
 from typing import NamedTuple
 
 from ..lazy_regex import LazyRegex
+from ..rocm_releases import DEFAULT as DEFAULT_TARGET
 from .amd_conditions import evaluate, known_macros
 from .type_identity import type_spelling
 
@@ -108,12 +109,12 @@ def file_words(ctx) -> set[bytes]:
 
 def functions(tree, data: bytes, macros: dict[str, int] | None = None, wanted=None) -> list[Function]:
     """The file's definitions described in full (those whose name `wanted` accepts); `macros`:
-    what the AMD build defines (amd_conditions.known_macros)."""
+    what the AMD build defines (amd_conditions.known_macros; by default at the default target)."""
     return describe(definitions(tree, data), data, macros, wanted)
 
 
 def describe(defs: list[Definition], data: bytes, macros: dict[str, int] | None = None, wanted=None) -> list[Function]:
-    macros = known_macros(None) if macros is None else macros
+    macros = known_macros(DEFAULT_TARGET) if macros is None else macros
     return [f for d in defs if wanted is None or wanted(d.name) for f in (_function(d, data, macros),) if f is not None]
 
 

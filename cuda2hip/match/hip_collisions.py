@@ -3,15 +3,18 @@ define, which CUDA's headers do not.
 
 - Operators on the vector types. CUDA's `float3` has no operators; HIP's is `HIP_vector_type<float,
   3>`, whose members `++`, `--`, `+=`, `-=`, `*=`, `/=` (taking `const HIP_vector_type &`) are not
-  templates. A project's free `operator+=(float3 &, float3)` then ties with the member for
-  `a += b`: "use of overloaded operator '+=' is ambiguous", at every use. HIP's other operators
-  are templates, which lose to a project's non-template overload and never tie.
+  templates, nor (ROCm 6.x and 7.x) its friends `operator*` and `operator/` taking
+  `(HIP_vector_type, const HIP_vector_type &)`. A project's free `operator+=(float3 &, float3)` or
+  `operator/(float3, float3)` then ties with HIP's for `a += b` / `a / b`: "use of overloaded
+  operator '/' is ambiguous", at every use. HIP's other operators are templates, which lose to a
+  project's non-template overload and never tie.
 - Functions: a global function the project defines with the parameters and execution space of
   one HIP's headers define (clang's HIP wrappers define host `min(int, int)` and `max(int, int)`)
   is a redefinition.
 
-What HIP defines is read from hipcc's AST of hip/hip_runtime.h by
-tools/generate_hip_definitions_data.py (rules/api/collisions/hip-definitions.json). The fix
+What HIP defines is read from each release's hipcc AST of hip/hip_runtime.h by
+tools/generate_hip_definitions_data.py (rules/api/collisions/hip-definitions*.json, one per
+release; the run's --target-rocm picks the release that stands for it). The fix
 guards the project's definition with `#if !defined(__HIP_PLATFORM_AMD__)` (hip/hip_common.h
 defines the macro for clang's HIP compilation; on NVIDIA the vector types are CUDA's and need
 the project's operators). It is safe where HIP's definition gives the same result for every
@@ -42,12 +45,24 @@ _INTEGERS = frozenset({"char", "signed char", "unsigned char", "short", "unsigne
                        "long", "unsigned long", "long long", "unsigned long long"})
 
 
-@lru_cache(maxsize=1)
-def load() -> dict:
+# the releases whose headers the data was read from (tools/generate_hip_definitions_data.py)
+RELEASES = ("5.2", "6.4", "7.2")
+
+
+@lru_cache(maxsize=4)
+def load(release: str = "5.2") -> dict:
     from ..rulebook.loader import builtin_rules_dir
 
-    path = Path(builtin_rules_dir()) / "api" / "collisions" / "hip-definitions.json"
+    name = "hip-definitions.json" if release == RELEASES[0] else f"hip-definitions-{release}.json"
+    path = Path(builtin_rules_dir()) / "api" / "collisions" / name
     return msgspec.json.decode(path.read_bytes())
+
+
+def release_for(target_rocm: str | None) -> str:
+    """The checked release that stands for the target (the newest without one)."""
+    from .hip_forms import _release
+
+    return _release(RELEASES, target_rocm or "").rocm
 
 
 def _name(t: str) -> str:
@@ -60,13 +75,16 @@ class HipDefinitionCollisionRule(CompiledRule):
 
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
-        data = load()
+        data = load(release_for(settings.target_rocm))
         self.vectors: dict[str, list] = data["vector_types"]
         self.members: dict[str, list] = {}
         for m in data["vector_members"]:
             self.members.setdefault(m["name"], []).append(m)
+        self.friends: dict[str, list] = {}
+        for m in data.get("vector_friends", ()):
+            self.friends.setdefault(m["name"], []).append(m)
         self.functions: dict[str, list] = {n: [e for e in es if e["defined"]] for n, es in data["functions"].items()}
-        names = self.names = set(self.members) | {n for n, es in self.functions.items() if es}
+        names = self.names = set(self.members) | set(self.friends) | {n for n, es in self.functions.items() if es}
         self.macros = known_macros(settings.target_rocm)
         self.words = frozenset(n.encode() for n in names if not n.startswith("operator")) | {b"operator"}
 
@@ -79,6 +97,8 @@ class HipDefinitionCollisionRule(CompiledRule):
             return
         for fn in describe(file_definitions(ctx), data, self.macros, self.names.__contains__):
             if fn.scope or fn.template or fn.dead_on_amd() or fn.node.type != "function_definition":
+                continue
+            if fn.name in self.friends and self._friend(ctx, fn):
                 continue
             if fn.name in self.members:
                 self._operator(ctx, fn)
@@ -112,6 +132,48 @@ class HipDefinitionCollisionRule(CompiledRule):
         tail = ("; HIP's member does the same component by component" if same else
                 "; this definition does not read as the component-wise operation HIP's member is: review before guarding it")
         self._report(ctx, fn, sig, why + tail, same, f"HIP's vector types define {fn.name} ({member['header']})")
+
+    def _friend(self, ctx, fn: Function) -> bool:
+        """A free operator with the parameters of one of HIP_vector_type's friends (`a / b`)."""
+        data = ctx.data
+        types = [type_spelling(p, data, _name) for p in fn.params]
+        if not types:
+            return False
+        vector = types[0].removesuffix(" &").removesuffix(" const")
+        if vector not in self.vectors:
+            return False
+        # by value or by const reference ties with HIP's `V` / `const V &` (a non-const reference
+        # is a better match for lvalues and no match for rvalues: no tie)
+        ties = (vector, f"{vector} const &")
+        for friend in self.friends[fn.name]:
+            if len(friend["params"]) == len(types) and all(t in ties for t in types):
+                break
+        else:
+            return False
+        element, rank = self.vectors[vector]
+        sig = f"{fn.name}({', '.join(types)})"
+        same = self._binary_componentwise(ctx, fn, vector, rank)
+        why = (f"`{vector}` is `HIP_vector_type<{element}, {rank}>` in HIP, whose friend `{fn.name}` "
+               f"({friend['header']}, not a template) ties with it: every `{_use(fn.name, 1)}` on `{vector}` is ambiguous")
+        tail = ("; HIP's friend does the same component by component" if same else
+                "; this definition does not read as the component-wise operation HIP's friend is: review before guarding it")
+        self._report(ctx, fn, sig, why + tail, same, f"HIP's vector types define {fn.name} ({friend['header']})")
+        return True
+
+    def _binary_componentwise(self, ctx, fn: Function, vector: str, rank: int) -> bool:
+        """The body is `return make_V(a.x OP b.x, a.y OP b.y, ...);` (or `V{...}` / `{...}`), the
+        components in order: what HIP's friend (`HIP_vector_type{x} OP= y`) computes."""
+        names = [param_name(ctx.data, p) for p in fn.params]
+        body = fn.node.child_by_field_name("body")
+        if None in names or len(names) != 2 or body is None:
+            return False
+        a, b = names
+        op = fn.name[len("operator"):]
+        statements = [re.sub(r"\s+", "", ctx.data[s.start_byte:s.end_byte].decode("utf-8", "replace"))
+                      for s in body.named_children if s.type != "comment"]
+        parts = ",".join(f"{a}.{c}{op}{b}.{c}" for c in _COMPONENTS[:rank])
+        return statements in ([f"returnmake_{vector}({parts});"], [f"return{vector}{{{parts}}};"],
+                              [f"return{{{parts}}};"], [f"return{vector}({parts});"])
 
     def _componentwise(self, ctx, fn: Function, rank: int) -> bool:
         """The body is `a.c OP= b.c` (or `a.c = a.c OP b.c`; `++a.c` for increments) for each

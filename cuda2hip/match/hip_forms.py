@@ -6,7 +6,7 @@ The facts are per checked HIP release (the major.minor of each Debian release's 
 target is judged by the newest checked release not newer than it: exactly, when the target is such
 a release or older than every checked one (what an older release lacks, the oldest checked one
 lacks too: the data is about what HIP adds); approximately otherwise (the message says which
-releases were checked). Without a target, the newest checked release stands for "HIP".
+releases were checked).
 """
 
 from __future__ import annotations
@@ -33,17 +33,15 @@ class Release(NamedTuple):
 
     index: int  # into the data's "releases"
     rocm: str  # that release
-    target: str  # what the user asked for ("" without --target-rocm)
+    target: str  # the run's target release
     exact: bool  # the facts of `rocm` are the target's
 
     def label(self) -> str:
-        return f"ROCm {self.target or self.rocm}"
+        return f"ROCm {self.target}"
 
 
 @lru_cache(maxsize=64)
 def _release(releases: tuple[str, ...], target: str) -> Release:
-    if not target:
-        return Release(len(releases) - 1, releases[-1], "", True)
     want = version_tuple(target)[:2]
     at_or_below = [i for i, r in enumerate(releases) if version_tuple(r) <= want]
     if not at_or_below:
@@ -53,7 +51,7 @@ def _release(releases: tuple[str, ...], target: str) -> Release:
 
 
 def release(data: dict, settings) -> Release:
-    return _release(tuple(data["releases"]), settings.target_rocm or "")
+    return _release(tuple(data["releases"]), settings.target_rocm)
 
 
 def first_with(data: dict, statuses: list, rel: Release, present) -> str | None:

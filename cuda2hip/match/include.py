@@ -85,15 +85,14 @@ class IncludeRule(CompiledRule):
         if settings.library_profile == "roc":
             self.headers.update(roc)
         # `params: {requires: {header: "X.Y"}}`: the ROCm release that first installs a target
-        # header. With an older --target-rocm the include is reported, not rewritten.
-        self.too_new: dict[str, str] = {}
-        if settings.target_rocm:
-            from .api_tables import version_tuple
+        # header. At an older target release the include is reported, not rewritten.
+        from .api_tables import version_tuple
 
-            target = version_tuple(settings.target_rocm)
-            for header, version in ((rule.params or {}).get("requires") or {}).items():
-                if version_tuple(str(version)) > target:
-                    self.too_new[header] = str(version)
+        self.too_new: dict[str, str] = {}
+        target = version_tuple(settings.target_rocm)
+        for header, version in ((rule.params or {}).get("requires") or {}).items():
+            if version_tuple(str(version)) > target:
+                self.too_new[header] = str(version)
 
     def target_of(self, header: str) -> str | None:
         known, target = lookup(self.headers, header)

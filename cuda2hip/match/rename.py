@@ -17,7 +17,7 @@ import re
 from typing import NamedTuple
 
 from ..findings import API, Edit
-from .api_tables import ApiEntry, as_entry, resolve_tables, table_rows, version_tuple
+from .api_tables import ApiEntry, as_entry, resolve_tables, successor, table_rows, version_tuple
 from .compiled import CompiledRule, RuleCompileError, rule_kind
 from .defined_names import file_definitions
 
@@ -54,8 +54,17 @@ class Resolution(NamedTuple):  # (a NamedTuple: a frozen dataclass costs every r
     label: str  # library of the target (hipBLAS, rocBLAS, ...)
 
 
+def resolve_for(entry: ApiEntry, settings) -> Resolution:
+    """What `entry` becomes under the run's settings (its target release, profile, --experimental)."""
+    return resolve(entry, settings.library_profile, version_tuple(settings.target_rocm), settings.target_rocm,
+                   settings.experimental)
+
+
 def resolve(entry: ApiEntry, profile: str, target_rocm: tuple[int, ...] | None, rocm_text: str,
             experimental: bool) -> Resolution:
+    """What `entry` becomes for `profile` at the release `target_rocm` (`rocm_text` as the user wrote
+    it). A run always has a target; None (no version gating: every name some release has, as long as
+    none removed it) is only for the tools that generate data from the tables."""
     lib = entry.library
     roc = profile == "roc" and lib in ROC_LIBRARY
     if roc:
@@ -81,9 +90,13 @@ def resolve(entry: ApiEntry, profile: str, target_rocm: tuple[int, ...] | None, 
         return Resolution(None, reason, label)
     if exp and not experimental:
         return Resolution(None, f"{label}'s `{name}` is experimental (enable with --experimental)", label)
+    renamed = successor(name, target_rocm)
+    if renamed is not None:
+        return Resolution(renamed, "", label)  # a later release's name for it (hipBLAS 3)
     plain = bool(_PLAIN_C.match(name))
     if target_rocm is not None and not plain:
-        if not added:
+        # (a rule's own `names:` without `hip_added` are vouched for by the rule: every release)
+        if not added and entry.section:
             return Resolution(None, f"the tables give no ROCm version for {label}'s `{name}`, so it is not "
                                     f"known to exist in ROCm {rocm_text}", label)
         if version_tuple(added) > target_rocm:
@@ -129,7 +142,7 @@ class _TableRule(CompiledRule):
         for cuda, hip in (rule.names or {}).items():
             self.entries[cuda.encode()] = ApiEntry.inline(cuda, hip, kind, params.get("library", "user"),
                                                           str(params.get("hip_added", "")))
-        self.target = version_tuple(settings.target_rocm) if settings.target_rocm else None
+        self.target = version_tuple(settings.target_rocm)
         self._resolved: dict[str, Resolution] = {}
 
     combine = classmethod(combine_name_tables)
@@ -144,7 +157,7 @@ class _TableRule(CompiledRule):
         if res is None:
             s = self.settings
             res = self._resolved[entry.cuda] = resolve(entry, s.library_profile, self.target,
-                                                       s.target_rocm or "", s.experimental)
+                                                       s.target_rocm, s.experimental)
         return res
 
     def entry(self, name: bytes) -> ApiEntry | None:

@@ -321,31 +321,32 @@ class RuntimeIncludeRule(CompiledRule):
         for body, end in layout.branches_at(use_start):
             if not self._any_use(data, tree, includes, 0, body) and not self._any_use(data, tree, includes, end, len(data)):
                 return body
-        return self._top(ctx)
+        return top_of_file(ctx)
 
-    def _top(self, ctx) -> int:
-        """After `#pragma once` or the include guard's #define, else after leading comments."""
-        root = ctx.tree.root_node
-        children = [c for c in root.children if c.type != "comment"]
-        if not children:
-            return 0
-        first = children[0]
-        text = ctx.data
-        if first.type == "preproc_call" and b"pragma" in text[first.start_byte:first.end_byte] and \
-                b"once" in text[first.start_byte:first.end_byte]:
-            return _line_end(text, first.end_byte)
-        if first.type == "preproc_ifdef" and text[first.start_byte:first.start_byte + 8].startswith(b"#ifndef"):
-            guard = first.child_by_field_name("name")
-            for c in first.named_children:
-                if c.type == "preproc_def":
-                    name = c.child_by_field_name("name")
-                    if guard is not None and name is not None and \
-                            text[name.start_byte:name.end_byte] == text[guard.start_byte:guard.end_byte]:
-                        return _line_end(text, c.end_byte)
-                    break
-                if c.type != "comment" and c != guard:
-                    break
-        return _line_start(text, first.start_byte)
+
+def top_of_file(ctx) -> int:
+    """After `#pragma once` or the include guard's #define, else after leading comments."""
+    root = ctx.tree.root_node
+    children = [c for c in root.children if c.type != "comment"]
+    if not children:
+        return 0
+    first = children[0]
+    text = ctx.data
+    if first.type == "preproc_call" and b"pragma" in text[first.start_byte:first.end_byte] and \
+            b"once" in text[first.start_byte:first.end_byte]:
+        return _line_end(text, first.end_byte)
+    if first.type == "preproc_ifdef" and text[first.start_byte:first.start_byte + 8].startswith(b"#ifndef"):
+        guard = first.child_by_field_name("name")
+        for c in first.named_children:
+            if c.type == "preproc_def":
+                name = c.child_by_field_name("name")
+                if guard is not None and name is not None and \
+                        text[name.start_byte:name.end_byte] == text[guard.start_byte:guard.end_byte]:
+                    return _line_end(text, c.end_byte)
+                break
+            if c.type != "comment" and c != guard:
+                break
+    return _line_start(text, first.start_byte)
 
 
 _CODE = frozenset({"translation_unit", "compound_statement", "function_definition"})

@@ -75,19 +75,15 @@ _WORD = LazyRegex(r"[A-Za-z_]\w*")
 def renamer(settings):
     """CUDA name -> the HIP name the rename rules write under `settings` (None: not renamed)."""
     from .leftovers import all_table_entries
-    from .rename import resolve
-    from .api_tables import version_tuple
+    from .rename import resolve_for
 
     entries = all_table_entries()
-    target = version_tuple(settings.target_rocm) if settings.target_rocm else None
     cache: dict[str, str | None] = {}
 
     def rename(name: str) -> str | None:
         if name not in cache:
             row = entries.get(name.encode())
-            cache[name] = None if row is None else resolve(
-                as_entry(row), settings.library_profile, target, settings.target_rocm or "",
-                settings.experimental).target
+            cache[name] = None if row is None else resolve_for(as_entry(row), settings).target
         return cache[name]
 
     return rename

@@ -37,7 +37,7 @@ def render(run, ctx) -> str:
     for e in run.errors:
         lines.append(f"::error file={_prop(repo_path(e.path, root))},title=cuda2hip::{_data(e.reason)}")
     if not ctx.quiet:
-        lines.append(summary_line(summarize(run, ctx.settings.fail_on), run.mode.value))
+        lines.append(summary_line(summarize(run, ctx.settings), run.mode.value))
         note = hidden_note(run, ctx)
         if note:
             lines.append(note)

@@ -88,7 +88,7 @@ def _json_for_script(data) -> str:
 def build_context(run, ctx) -> dict:
     settings = ctx.settings
     root = Path(settings.root)
-    s = summarize(run, settings.fail_on)
+    s = summarize(run, settings)
     est = estimate([f for f in run.findings if not f.suppressed])
     rules, rule_rows = _rule_rows(run, ctx.engine, s, est)
     data = page_data(run, root, rules, ctx.show_fixes)

@@ -12,7 +12,7 @@ def render(run, ctx) -> str:
     for d in findings:
         d["path"] = shown_path(d["path"])
     findings.sort(key=lambda d: (d["path"], d["line"], d["column"], d["code"]))
-    payload = {"findings": findings, "summary": summarize(run, ctx.settings.fail_on)}
+    payload = {"findings": findings, "summary": summarize(run, ctx.settings)}
     if ctx.extra.get("diffs"):  # `fix --report x.json`: what each changed file became
         from .diff import unified_diff
 

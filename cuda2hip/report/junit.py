@@ -40,6 +40,8 @@ def render(run, ctx) -> str:
     for f in sorted((f for f in shown(run.findings, ctx) if not f.suppressed), key=lambda f: f.sort_key):
         by_file[f.path][(f.code, f.rule_id)].append(f)
     suite = ET.Element("testsuite", name="cuda2hip")
+    # (JUnit's <properties> come before the test cases)
+    ET.SubElement(ET.SubElement(suite, "properties"), "property", name="target-rocm", value=ctx.settings.target_rocm)
     tests = failures = errors = 0
     error_paths = {e.path for e in run.errors}
     scanned = sorted({r.path for r in run.files if r.error is None} | set(by_file), key=lambda p: repo_path(p, root))

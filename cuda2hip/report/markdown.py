@@ -55,7 +55,7 @@ def _summary(run, ctx, s) -> list[str]:
     head = (f"{_plural(s['findings'], 'finding')} in {s['files_with_findings']} of "
             f"{_plural(s['files_scanned'], 'file')}" if s["findings"] else
             f"no findings in {_plural(s['files_scanned'], 'file')}")
-    out += [f"## cuda2hip: {head}", ""]
+    out += [f"## cuda2hip: {head}", "", f"Target: ROCm {s['target_rocm']} (`--target-rocm`).", ""]
     if mode != "check":
         out += [f"Fixed {_plural(s['fixed'], 'finding')} in {_plural(s['files_changed'], 'file')}"
                 + (" (preview: nothing written)." if mode == "preview" else "."), ""]
@@ -232,7 +232,7 @@ def _diffs(run, root: Path, budget: _Budget) -> tuple[list[str], int]:
 
 
 def render(run, ctx) -> str:
-    s = summarize(run, ctx.settings.fail_on)
+    s = summarize(run, ctx.settings)
     root = Path(ctx.settings.root)
     limit = ctx.settings.markdown_limit
     out = _summary(run, ctx, s)

@@ -143,7 +143,7 @@ def render(run, ctx) -> str:
             "originalUriBaseIds": {ROOT_ID: {"uri": root.resolve().as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",
             "results": results,
-            "properties": {"summary": summarize(run, ctx.settings.fail_on)},
+            "properties": {"targetRocm": ctx.settings.target_rocm, "summary": summarize(run, ctx.settings)},
         }],
     }
     return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"

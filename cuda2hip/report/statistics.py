@@ -11,7 +11,7 @@ from .summary import summarize
 
 
 def rows(run, ctx) -> list[dict]:
-    s = summarize(run, ctx.settings.fail_on)
+    s = summarize(run, ctx.settings)
     safe = Counter(f.code for f in run.findings
                    if not f.suppressed and f.fix is not None and f.fix.applicability.value == "safe")
     out = []
@@ -34,5 +34,6 @@ def render(run, ctx) -> str:
     id_w = max(len(r["id"]) for r in data)
     lines = [f"{r['count']:>{width}}  {r['code']:<{code_w}}  {'[*]' if r['fixable'] == r['count'] else '[-]' if r['fixable'] else '   '}  "
              f"{r['id']:<{id_w}}  {r['summary']}".rstrip() for r in data]
-    lines.append(f"{total:>{width}}  total; [*] all fixable with `cuda2hip fix`, [-] some")
+    lines.append(f"{total:>{width}}  total at target ROCm {ctx.settings.target_rocm}; [*] all fixable with "
+                 "`cuda2hip fix`, [-] some")
     return "\n".join(lines) + "\n"

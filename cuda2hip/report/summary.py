@@ -55,7 +55,9 @@ def hidden_note(run, ctx) -> str:
     return f"{' and '.join(parts)} finding{'s' if total != 1 else ''} not shown ({how} lists {'them' if total != 1 else 'it'})."
 
 
-def summarize(run, fail_on: str = "warning") -> dict:
+def summarize(run, settings) -> dict:
+    """The counts of `run` under `settings` (its --fail-on, and the target release every format names)."""
+    fail_on = settings.fail_on
     active = [f for f in run.findings if not f.suppressed]
     suppressed = [f for f in run.findings if f.suppressed]
     threshold = Severity.parse(fail_on)
@@ -69,6 +71,7 @@ def summarize(run, fail_on: str = "warning") -> dict:
     fixable = Counter(f.fix.applicability.value for f in active if f.fix is not None)
     return {
         "mode": run.mode.value,
+        "target_rocm": settings.target_rocm,
         "files_scanned": run.files_scanned,
         "files_with_findings": len({f.path for f in active}),
         "files_changed": run.files_changed,

@@ -91,7 +91,7 @@ def render(run, ctx) -> str:
 
         lines.extend(applied_lines(run, ctx))
     if not ctx.quiet:
-        summary = summarize(run, ctx.settings.fail_on)
+        summary = summarize(run, ctx.settings)
         lines.append(summary_line(summary, run.mode.value))
         note = hidden_note(run, ctx)
         if note:
@@ -139,4 +139,5 @@ def summary_line(s: dict, mode: str) -> str:
         parts.append(f"{s['baselined']} in the baseline.")
     if s["errors"]:
         parts.append(f"{len(s['errors'])} file error{'s' if len(s['errors']) != 1 else ''}.")
+    parts.append(f"Target: ROCm {s['target_rocm']}.")
     return " ".join(parts)

@@ -1,7 +1,7 @@
 """Fetch the clang headers that each Debian suite's hipcc compiles HIP code with (its
 `__clang_hip_*.h` wrappers declare most of HIP's device functions from ROCm 6 on), for
 tools/generate_hip_forms.py: bookworm's clang 15 is the one installed here; trixie's hipcc (HIP 5.7)
-uses clang 17, sid's (HIP 6.4) clang 21.
+uses clang 17, sid's (HIP 6.4) clang 21, experimental's (ROCm 7.2) clang 22.
 
 For each suite: a private apt state (the system's sources, lists and package status are not
 touched; apt checks the archive signatures against Debian's keyring and each package's hash), the
@@ -29,17 +29,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fetch_rocm_release_headers import MIRROR, apt_options, run  # noqa: E402
 
-SUITES = ("trixie", "sid")
+SUITES = ("trixie", "sid", "experimental")
 MAX_AGE = 7 * 24 * 3600  # sid moves: fetch again after a week
-FORMAT = "1"
+FORMAT = "2"
+# experimental holds only what is newer than sid (its hipcc's clang is sid's): apt sees both.
+OVERLAYS = {"experimental": ("sid",)}
 
 
 def fetch_suite(suite: str, out: Path, work: Path) -> dict:
-    opts = apt_options(work, suite)
+    opts = apt_options(work, suite, *OVERLAYS.get(suite, ()))
     if run(["apt-get", *opts, "update"]).returncode != 0 or not list((work / "state" / "lists").glob("*_Packages*")):
         return {"error": "apt-get update failed"}
-    depends = run(["apt-cache", *opts, "depends", "hipcc"]).stdout
-    m = re.search(r"Depends: clang-(\d+)\b", depends)
+    # the suite's own hipcc (experimental's, not sid's): `apt-cache show` lists every version
+    show = run(["apt-cache", *opts, "show", f"hipcc/{suite}"]).stdout
+    m = re.search(r"^Depends:.*\bclang-(\d+)\b", show, re.M)
     if not m:
         return {"error": "hipcc names no clang-N"}
     clang = int(m.group(1))
@@ -70,7 +73,8 @@ def fetch(dest: Path, refresh: bool = False) -> dict:
     manifest_path = dest / "manifest.json"
     if manifest_path.is_file() and not refresh:
         old = json.loads(manifest_path.read_text())
-        if old.get("format") == FORMAT and time.time() - old.get("fetched_at", 0) < MAX_AGE:
+        if (old.get("format") == FORMAT and list(old.get("suites", {})) == list(SUITES)
+                and time.time() - old.get("fetched_at", 0) < MAX_AGE):
             print(f"hipcc's clang headers already in {dest}")
             return old
     manifest = {"format": FORMAT, "fetched_at": int(time.time()), "mirror": MIRROR, "suites": {}}

@@ -1,6 +1,6 @@
 """Fetch the HIP/ROCm headers of every ROCm release Debian packages, one tree per Debian suite, for
 the table audit (tools/audit_rule_data.py): bookworm (HIP 5.2, the hipcc installed here), trixie
-(HIP 5.7, libraries 5.5-6.1) and sid (HIP 6.4, hipBLASLt 7.1, ...).
+(HIP 5.7, libraries 5.5-6.1), sid (HIP 6.4, hipBLASLt 7.1, ...) and experimental (ROCm 7.2).
 
 Each suite gets a private apt state (the system's sources, lists and package status are not
 touched; apt checks the archive signatures against Debian's keyring and each package's hash),
@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-SUITES = ("bookworm", "trixie", "sid")
+SUITES = ("bookworm", "trixie", "sid", "experimental")
 # The HIP runtime and the -dev package of each ROCm library cuda2hip targets, plus the header-only
 # packages their headers include (hipblas-common: hipBLAS/hipBLASLt >= 6.3; hsa: HIP's own).
 PACKAGES = (
@@ -53,11 +53,12 @@ def stamp() -> str:
     return json.dumps({"suites": SUITES, "packages": PACKAGES, "members": MEMBERS})
 
 
-def apt_options(work: Path, suite: str) -> list[str]:
+def apt_options(work: Path, suite: str, *more: str) -> list[str]:
+    """apt-get options for a private apt state that sees `suite` (and `more` suites) only."""
     (work / "state" / "lists" / "partial").mkdir(parents=True, exist_ok=True)
     (work / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
     sources = work / "sources.list"
-    sources.write_text(f"deb [signed-by={KEYRING}] {MIRROR} {suite} main\n")
+    sources.write_text("".join(f"deb [signed-by={KEYRING}] {MIRROR} {s} main\n" for s in (suite, *more)))
     return ["-o", f"Dir::State={work}/state", "-o", f"Dir::Cache={work}/cache",
             "-o", f"Dir::Etc::SourceList={sources}", "-o", "Dir::Etc::SourceParts=/dev/null",
             "-o", "Dir::State::status=/dev/null", "-o", "Debug::NoLocking=1",
@@ -101,11 +102,12 @@ def fetch_suite(suite: str, out: Path, work: Path) -> dict:
     return {"packages": packages, "missing": missing}
 
 
-def extract(deb: Path, out: Path) -> None:
-    """The MEMBERS of one package into `out` (a package may have none of some patterns)."""
+def extract(deb: Path, out: Path, members: tuple[str, ...] = MEMBERS, exclude: tuple[str, ...] = ()) -> None:
+    """The `members` of one package into `out` (a package may have none of some patterns; no
+    patterns: all of it but `exclude`)."""
     tarball = subprocess.Popen(["dpkg-deb", "--fsys-tarfile", str(deb)], stdout=subprocess.PIPE)
-    subprocess.run(["tar", "-x", "-C", str(out), "--wildcards", *MEMBERS], stdin=tarball.stdout,
-                   stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(["tar", "-x", "-C", str(out), *[f"--exclude={e}" for e in exclude], "--wildcards", *members],
+                   stdin=tarball.stdout, stderr=subprocess.DEVNULL, check=False)
     tarball.stdout.close()
     if tarball.wait() != 0:
         raise SystemExit(f"{deb}: dpkg-deb could not read the package")

@@ -1,13 +1,14 @@
-"""Run a command as on a fresh machine: the Debian packages of tools/test-deps.txt and the fetched
-header trees under .cache/ are hidden from it, nothing is uninstalled.
+"""Run a command as on a fresh machine: the Debian packages of tools/test-deps.txt, the fetched
+header trees under .cache/ and the fetched HIP toolchains are hidden from it, nothing is uninstalled.
 
 The command runs in a private mount namespace (root, Linux): every file that only those packages
 own is covered with /dev/null (not a regular file, not executable: `shutil.which` and `is_file()`
-miss it), every directory holding nothing but their files, and the repository's .cache, with an
-empty directory. Other processes of the machine see no change. .ci/run runs the README's commands
-under it before it installs the extras, so a test that needs one of them without checking for it
-fails there. Packages that the listed ones pulled in (clang, the ROCm device libraries...) stay
-visible: tests are expected to check for the listed package itself.
+miss it), every directory holding nothing but their files, the repository's .cache and the HIP
+toolchains' folder (tests/harness/hip_toolchains.py), with an empty directory. Other processes of
+the machine see no change. .ci/run runs the README's commands under it before it installs the
+extras, so a test that needs one of them without checking for it fails there. Packages that the
+listed ones pulled in (clang, the ROCm device libraries...) stay visible: tests are expected to
+check for the listed package itself.
 
 Usage: python3 tests/harness/without_test_deps.py [--only PKG,PKG] -- COMMAND [ARG...]
 """
@@ -21,6 +22,9 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import hip_toolchains  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPS = ROOT / "tools" / "test-deps.txt"
@@ -102,6 +106,9 @@ def main() -> int:
     cache = ROOT / ".cache"
     if not args.only and cache.is_dir():
         dirs.append(str(cache.resolve()))
+    toolchains = hip_toolchains.root()
+    if not args.only and toolchains.is_dir():
+        dirs.append(str(toolchains.resolve()))
     if dirs or files:
         try:
             hide(dirs, files)
@@ -112,7 +119,7 @@ def main() -> int:
                   file=sys.stderr)
         else:
             print(f"without_test_deps: hiding {', '.join(packages)}"
-                  f"{' and .cache' if not args.only and cache.is_dir() else ''} "
+                  f"{', .cache and the HIP toolchains' if not args.only else ''} "
                   f"({len(dirs)} directories, {len(files)} files)", file=sys.stderr)
     os.execvp(command[0], command)
 

@@ -3,7 +3,8 @@ the clang headers of its hipcc.
 
 - bookworm (HIP 5.2, clang 15): the headers installed here (`libamdhip64-dev`, `clang-15`), or the
   tree tests/harness/fetch_rocm_release_headers.py extracted;
-- trixie (HIP 5.7, clang 17) and sid (HIP 6.4, clang 21): the HIP headers of
+- trixie (HIP 5.7, clang 17), sid (HIP 6.4, clang 21) and experimental (HIP 7.2, clang 22): the HIP
+  headers of
   tests/harness/fetch_rocm_release_headers.py and the clang headers of
   tests/harness/fetch_hip_compiler_headers.py (both under .cache/).
 """
@@ -56,7 +57,7 @@ def available() -> tuple[list[Release], list[str]]:
         compilers = json.loads((COMPILER_HEADERS / "manifest.json").read_text())["suites"]
     except (OSError, KeyError, ValueError):
         compilers = {}
-    for suite in ("trixie", "sid"):
+    for suite in ("trixie", "sid", "experimental"):
         include = RELEASE_HEADERS / suite / "usr" / "include"
         rocm = hip_version(include)
         entry = compilers.get(suite, {})

@@ -13,7 +13,8 @@ package) a header declares it. Where the headers contradict the tables, the head
 - declared by no checked release although the tables say it is in one of them: the name is not
   emitted (the row keeps HIPIFY's name in its note, and HIP102 gives the reason).
 
-Versions are ROCm release lines (major.minor: Debian packages these libraries by ROCm version).
+Versions are ROCm release lines (major.minor), each Debian suite's being its HIP's: a target release
+is the platform of a suite, whatever library versions it packages (sid: HIP 6.4, hipBLASLt 7.1).
 Every corrected row says so in its note, naming the header and the Debian package version.
 """
 
@@ -24,6 +25,8 @@ import re
 from pathlib import Path
 
 FACTS = Path(__file__).resolve().parents[1] / "data" / "rocm-headers.json"
+PROBE_FACTS = Path(__file__).resolve().parents[1] / "data" / "rocm-probes.json"
+PROBE_NOTE = "compile probe"
 
 # The Debian -dev package of each library's target, by profile (None: no package to check).
 HIP_RUNTIME = "libamdhip64-dev"
@@ -53,8 +56,12 @@ def vt(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-def load_facts(path: Path = FACTS) -> dict:
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+def load_facts(path: Path = FACTS, probes: Path | None = PROBE_FACTS) -> dict:
+    """The header facts, with the compile probes' under "probes" (tools/rocm_headers/probe_audit.py)."""
+    facts = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if facts and probes is not None and probes.is_file():
+        facts["probes"] = json.loads(probes.read_text(encoding="utf-8"))
+    return facts
 
 
 def lookup_name(target: str) -> str:
@@ -97,7 +104,9 @@ def checked(facts: dict, name: str, package: str) -> list[tuple[str, bool, str]]
     for suite, pkgs in facts.get("releases", {}).items():
         if owner not in pkgs:
             continue
-        version = rocm_version(pkgs[owner])
+        # the suite's ROCm release (its HIP's): a target release is a suite's platform, whose
+        # libraries are whatever versions the suite packages (sid: HIP 6.4 with hipBLASLt 7.1)
+        version = rocm_version(pkgs.get(HIP_RUNTIME) or pkgs[owner])
         hits = [e for e in found if e[0] == suite]
         cite = f"{hits[0][2]}, Debian {suite} {hits[0][1]} {pkgs[hits[0][1]]}" if hits else \
             f"Debian {suite} {owner} {pkgs[owner]}"
@@ -144,7 +153,8 @@ def correct(added: str, removed: str, releases: list[tuple[str, bool, str]]) -> 
 
 
 def apply(row: list, library: str, facts: dict) -> list:
-    """The row with its versions corrected by the header facts (a new list; notes appended)."""
+    """The row with its versions corrected by the header facts, then by the compile probes (a new
+    list; notes appended)."""
     if not facts:
         return row
     row = list(row)
@@ -156,20 +166,26 @@ def apply(row: list, library: str, facts: dict) -> list:
             continue
         if by_compiler(facts, lookup_name(target)):
             continue  # the compiler or the C++ library declares it: no ROCm release to date it by
-        releases = checked(facts, lookup_name(target), package)
-        if not releases:
-            continue
-        added, removed, why, drop = correct(row[a], row[r], releases)
         label = LABELS.get(package, package)
+        releases = checked(facts, lookup_name(target), package)
+        added, removed, why, drop = correct(row[a], row[r], releases) if releases else (row[a], row[r], "", False)
         opt_in = drop and opt_in_only(facts, lookup_name(target), package)
         if opt_in:  # declared, but only under a documented switch: written, and the note says so
             notes.append(f"{AUDIT_NOTE}, {profile}: {label} `{target}` is declared only {opt_in}")
-            continue
-        if not why:
-            continue
-        if drop:
+        elif why and drop:
             row[t] = None
             notes.append(f"{AUDIT_NOTE}, {profile}: {label}'s `{target}` is {why}, so it is not written")
+            continue
+        elif why:
+            row[a], row[r] = added, removed
+            notes.append(f"{AUDIT_NOTE}, {profile}: {label} `{target}` {why}")
+        probed = probe_correction(facts.get("probes") or {}, target, row[a], row[r])
+        if probed is None:
+            continue
+        added, removed, why, drop = probed
+        if drop:
+            row[t] = None
+            notes.append(f"{AUDIT_NOTE}, {profile}: {label}'s `{target}` {why}, so it is not written")
         else:
             row[a], row[r] = added, removed
             notes.append(f"{AUDIT_NOTE}, {profile}: {label} `{target}` {why}")
@@ -181,3 +197,32 @@ def is_plain_c(target: str) -> bool:
     from cuda2hip.match.rename import _PLAIN_C  # the rename rules never check these against a ROCm version
 
     return bool(_PLAIN_C.match(target))
+
+
+def probe_correction(probes: dict, target: str, added: str, removed: str) -> tuple[str, str, str, bool] | None:
+    """(added, removed, why, drop) where a compile probe fails at an audited release at which the
+    row writes `target`; None where the probes agree. The probes only ever take releases away:
+    where they compile a name the data dates later, the data stands (the 5.2 probes compile the
+    libraries against newer library headers than ROCm 5.2's)."""
+    results = probes.get("names", {}).get(target)
+    if not results:
+        return None
+    written = [r for r in results if (not added or vt(added) <= vt(r)) and not (removed and vt(removed) <= vt(r))]
+    failing = [r for r in written if results[r][1]]
+    if not failing:
+        return None
+    passing = [r for r in written if not results[r][1]]
+
+    def cite(r: str) -> str:
+        return f"{r} ({probes['releases'][r]['compiler']}: {results[r][1]})"
+
+    if not passing:
+        return added, removed, (f"does not compile at ROCm {', '.join(failing)} ({PROBE_NOTE}: "
+                                + "; ".join(cite(r) for r in failing) + ")"), True
+    if all(vt(f) < vt(passing[0]) for f in failing):
+        return passing[0], removed, (f"added {passing[0]} ({PROBE_NOTE}: compiles at {passing[0]}, "
+                                     f"not at {cite(failing[-1])})"), False
+    if all(vt(f) > vt(passing[-1]) for f in failing):
+        return added, failing[0], (f"removed {failing[0]} ({PROBE_NOTE}: compiles at {passing[-1]}, "
+                                   f"not at {cite(failing[0])})"), False
+    return None  # fails between releases it compiles at: not a version range (problems.py reports it)

@@ -115,10 +115,10 @@ def section(facts: dict, tables: dict[str, dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def replace_section(text: str, new: str) -> str:
-    if BEGIN in text and END in text:
-        head, rest = text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1].lstrip("\n")
+def replace_section(text: str, new: str, begin: str = BEGIN, end: str = END) -> str:
+    if begin in text and end in text:
+        head, rest = text.split(begin, 1)
+        tail = rest.split(end, 1)[1].lstrip("\n")
         return head + new + ("\n" + tail if tail else "")
     return text.rstrip("\n") + "\n\n" + new
 

@@ -4,6 +4,7 @@ libraries, CMake targets and packages of the build rules."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,3 +95,51 @@ def build_targets() -> list[tuple[str, str, str]]:
                 if side.get(what):
                     out.append((what, side[what], cuda))
     return sorted(set(out))
+
+
+# Names a fix can introduce that the name tables do not hold (builders and templates write them):
+# HIP's and ROCm's own spellings and the device builtins.
+_HIP_SPELLED = re.compile(r"\b(?:hip[A-Z]\w*|HIP[A-Z_]\w*|__hip\w+|__HIP\w+|roc[a-z]+_\w+|miopen[A-Z]\w*|"
+                          r"__(?:ballot|shfl\w*|any|all|popcll|ffsll|clzll|threadfence\w*|syncthreads\w*|activemask|"
+                          r"builtin_amdgcn_\w+|AMDGCN\w+)|warpSize)\b")
+
+
+def fix_targets() -> list[Target]:
+    """Names the rules' fixes introduce, from each rule's own tests (`fixed:` against `code:`) and
+    docs (`use_instead:` against `example:`): what a builder or template writes."""
+    out = []
+    for path, rule in _rules():
+        if rule.get("language", "cuda") != "cuda":
+            continue
+        pairs = []
+        docs = rule.get("docs") or {}
+        if docs.get("use_instead"):
+            pairs.append((docs.get("example") or "", docs["use_instead"]))
+        for case in ((rule.get("tests") or {}).get("invalid") or ()):
+            if isinstance(case, dict) and case.get("fixed"):
+                pairs.append((case.get("code") or "", case["fixed"]))
+        seen = set()
+        for before, after in pairs:
+            had = set(_HIP_SPELLED.findall(before))
+            # code, not preprocessor lines: a macro an `#if` tests need not be defined (that is
+            # the test), and the header-guard rule checks its guards against the headers itself
+            code = "\n".join(line for line in after.splitlines() if not line.lstrip().startswith("#"))
+            for name in _HIP_SPELLED.findall(code):
+                # (the NVIDIA platform's macros are tested in #if, never declared on AMD)
+                if name not in had and name not in seen and "NVIDIA" not in name:
+                    seen.add(name)
+                    out.append(Target(name, "fix", "hip", rule["code"], hand_added=True))
+    return out
+
+
+CUDA_INCLUDE = Path("/usr/local/cuda/include")
+
+
+def kept_headers(include: Path = CUDA_INCLUDE) -> list[Target]:
+    """Headers the migration keeps as they are because ROCm installs its own: Thrust's public
+    headers (rocThrust keeps the `thrust/` names), listed from the CUDA toolkit's copy (CCCL's
+    layout or the older one). Empty without a toolkit."""
+    for base in (include / "cccl" / "thrust", include / "thrust"):
+        if base.is_dir():
+            return [Target(f"thrust/{p.name}", "kept", "hip", f"thrust/{p.name}") for p in sorted(base.glob("*.h"))]
+    return []

@@ -4,8 +4,8 @@ several ms), through the index below: add a module here and its names to the ind
 (tests/test_plugin_index.py checks that the index names every registered function and its
 module)."""
 
-MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "device_functions", "hazards", "launch", "memcpy_async", "streams",
-           "struct_fields", "type_forms", "warp", "warp_size"]
+MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "deprecated_api", "device_functions", "hazards", "host_math", "launch", "memcpy_async", "std_headers_dropped", "streams",
+           "struct_fields", "type_forms", "warp", "warp_size", "wavefront_macro"]
 
 # predicate name -> module that registers it
 PREDICATES = {
@@ -22,6 +22,8 @@ PREDICATES = {
     "grid-sync-without-cooperative-launch": "barriers",
     "handle-integer-arithmetic": "type_forms",
     "hard-coded-warp-size": "warp_size",
+    "hip-api-deprecated": "deprecated_api",
+    "host-math-classification": "host_math",
     "inline-ptx": "hazards",
     "kernel-argument-cast": "api_forms",
     "launch-bounds-min-blocks": "hazards",
@@ -32,10 +34,12 @@ PREDICATES = {
     "out-pointer-cast": "api_forms",
     "overloaded-function-address": "api_forms",
     "stream-flag-as-handle": "streams",
+    "string-header-dropped": "std_headers_dropped",
     "struct-field-missing": "struct_fields",
     "texture-reference": "hazards",
     "warp-sync-mask-32-bit": "warp",
     "warp-sync-unavailable": "warp",
+    "wavefront-size-macro": "wavefront_macro",
 }
 
 # fix builder name -> module that registers it
@@ -52,7 +56,9 @@ BUILDERS = {
     "coordinate-to-unsigned": "type_forms",
     "cuda-arch-to-hip-device-compile": "hazards",
     "hip_symbol_wrap": "launch",
+    "host-math-std": "host_math",
     "kernel-argument-cast": "api_forms",
+    "include-string-header": "std_headers_dropped",
     "kernel_launch_to_ggl": "launch",
     "launch-bounds-waves": "hazards",
     "legacy-stream-to-null": "streams",
@@ -60,6 +66,7 @@ BUILDERS = {
     "out-pointer-cast": "api_forms",
     "warp-sync-mask-64-bit": "warp",
     "warp-sync-to-legacy": "warp",
+    "wavefront-size-level": "wavefront_macro",
 }
 
 

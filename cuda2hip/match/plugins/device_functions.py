@@ -14,11 +14,11 @@ from functools import lru_cache
 
 from .. import hip_forms
 from ...lazy_regex import LazyRegex
-from ..api_tables import as_entry, version_tuple
+from ..api_tables import as_entry
 from ..defined_names import file_definitions
 from ..leftovers import _included_definitions, all_table_entries
 from ..predicates import predicate
-from ..rename import CUDA_LOOKING, resolve
+from ..rename import CUDA_LOOKING, resolve_for
 from .cuda_ast import call_args, capture, enclosing_function, function_body, text
 from .expr_types import expression_type
 from .warp import MASKED
@@ -49,9 +49,7 @@ def _left_to_tables(name: str, ctx) -> bool:
     entry = all_table_entries().get(name.encode())
     if entry is None:
         return CUDA_LOOKING.match(name.encode()) is not None
-    s = ctx.settings
-    target = version_tuple(s.target_rocm) if s.target_rocm else None
-    return resolve(as_entry(entry), s.library_profile, target, s.target_rocm or "", s.experimental).target is None
+    return resolve_for(as_entry(entry), ctx.settings).target is None
 
 
 def _plain(t: str) -> str:

@@ -198,10 +198,10 @@ LEGACY_STREAM_ROCM = version_tuple("6.2")  # hipStreamLegacy appeared in ROCm 6.
 
 @predicate("legacy-stream-unavailable")
 def legacy_stream_unavailable(node, env, ctx, args):
-    """`cudaStreamLegacy` / `hipStreamLegacy` when --target-rocm is older than 6.2. Adds $NAME,
+    """`cudaStreamLegacy` / `hipStreamLegacy` when the target is older than 6.2. Adds $NAME,
     $TARGET and $NOTE (whether the null stream is the legacy stream in this file)."""
     target = ctx.settings.target_rocm
-    if not target or version_tuple(target) >= LEGACY_STREAM_ROCM:
+    if version_tuple(target) >= LEGACY_STREAM_ROCM:
         return False
     if defines_per_thread(ctx):
         note = ("this file selects the per-thread default stream, so `0` is not the legacy stream here: "

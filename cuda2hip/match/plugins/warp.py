@@ -45,9 +45,8 @@ TYPES_64 = frozenset({"unsigned long long", "unsigned long long int", "long long
                       "__hip_lane_mask_t"})
 
 
-def _target(ctx) -> tuple[int, ...] | None:
-    t = ctx.settings.target_rocm
-    return version_tuple(t) if t else None
+def _target(ctx) -> tuple[int, ...]:
+    return version_tuple(ctx.settings.target_rocm)
 
 
 def _strip_type(t: str) -> str:
@@ -129,11 +128,17 @@ _DEFINE = r"^[ \t]*#[ \t]*define[ \t]+{name}[ \t]+(\(?\s*(0[xX][0-9a-fA-F]+|[0-9
 
 
 def _macro_mask(ctx, name: str) -> Mask:
-    """An object-like `#define NAME <integer literal>` of this file."""
+    """An object-like `#define NAME <integer literal>` of this file or of a project header it
+    includes (whose definition this file cannot fix)."""
     data = ctx.file_context.data
-    m = re.search(_DEFINE.format(name=re.escape(name)).encode(), data, re.MULTILINE)
+    pattern = re.compile(_DEFINE.format(name=re.escape(name)).encode(), re.MULTILINE)
+    m = pattern.search(data)
+    where = ""
     if m is None:
-        return Mask(None)
+        found = _header_define(ctx, name, pattern)
+        if found is None:
+            return Mask(None)
+        where, m = found
     lit, digits, suffix = m.group(1).decode(), m.group(2).decode(), m.group(3).decode().lower()
     if digits in ("~0", "-1"):
         value = None  # all bits of the literal's type
@@ -145,20 +150,70 @@ def _macro_mask(ctx, name: str) -> Mask:
         return Mask(64, value is None or value == (1 << 64) - 1)
     full = value is None or value == 0xFFFFFFFF
     fix = None
-    if full and not ctx.is_fragment:
+    if full and not ctx.is_fragment and not where and _only_masks(ctx, name, m):
         fix = (m.start(1), m.start(1) + len(m.group(1).rstrip()), FULL_MASK_64)
-    return Mask(32, full, f"`{name}` is defined as `{lit.strip()}`", fix)
+    return Mask(32, full, f"`{name}` is defined as `{lit.strip()}`{where}", fix)
+
+
+def _header_define(ctx, name: str, pattern: re.Pattern) -> tuple[str, re.Match] | None:
+    """(" in `header`", match) of the definition in a project header the file includes."""
+    from ...include_graph import local_header
+    from ..include_layout import scan
+
+    root, seen = ctx.settings.root, set()
+    todo = [(ctx.path, ctx.file_context.data, 0)]
+    while todo:
+        path, data, depth = todo.pop(0)
+        for inc in scan(data).includes:
+            if not inc.quoted or depth > 8:
+                continue
+            got = local_header(path, inc.header, root)
+            if got is None or got[0] in seen:
+                continue
+            seen.add(got[0])
+            m = pattern.search(got[1])
+            if m is not None:
+                return f" in `{inc.header}`", m
+            todo.append((got[0], got[1], depth + 1))
+    return None
+
+
+def _only_masks(ctx, name: str, define: re.Match) -> bool:
+    """Every other use of the macro in the file is the mask argument of a `_sync` function (so a
+    64-bit value changes nothing else)."""
+    key = f"warp:only-masks:{name}"
+    cache = ctx.file_cache
+    if key not in cache:
+        fc = ctx.file_context
+        data, root = fc.data, fc.tree.root_node
+        ok = True
+        for use in re.finditer(rb"\b" + re.escape(name.encode()) + rb"\b", data):
+            if define.start() <= use.start() < define.end():
+                continue
+            node = root.descendant_for_byte_range(use.start(), use.end())
+            if node is None or node.type != "identifier" or not _is_mask_argument(node, data):
+                ok = False
+                break
+        cache[key] = ok
+    return cache[key]
+
+
+def _is_mask_argument(node: ts.Node, data: bytes) -> bool:
+    args = node.parent
+    if args is None or args.type != "argument_list" or not named(args) or named(args)[0] != node:
+        return False
+    call = args.parent
+    return call is not None and call.type == "call_expression" and callee_name(call, data) in MASKED
 
 
 @predicate("warp-sync-mask-32-bit", callees=MASKED)
 def warp_sync_mask_32_bit(node, env, ctx, args):
     """A `_sync` warp function / `__syncwarp` whose mask is 32 bits wide, when the target has
-    the `_sync` functions (no --target-rocm, or >= 6.2). Adds $FN, $MASK, $HOW."""
+    the `_sync` functions (6.2 and later). Adds $FN, $MASK, $HOW."""
     name = callee_name(node, ctx.data)
     if name not in MASKED:
         return False
-    target = _target(ctx)
-    if target is not None and target < WARP_SYNC_OPT_IN:
+    if _target(ctx) < WARP_SYNC_OPT_IN:
         return False  # HIP403 reports that the functions do not exist there
     arguments = call_args(node)
     if not arguments:
@@ -172,7 +227,11 @@ def warp_sync_mask_32_bit(node, env, ctx, args):
 
 @fix_builder("warp-sync-mask-64-bit")
 def warp_sync_mask_64_bit(match, ctx, rule):
-    mask = classify_mask(call_args(match.node)[0], ctx)
+    arg = call_args(match.node)[0]
+    mask = classify_mask(arg, ctx)
+    widened = _widen_ballot_variable(arg, ctx)
+    if widened is not None:
+        return widened
     if not mask.full or mask.fix is None:
         # a partial mask or a mask variable: which lanes it means on a 64-lane wavefront is a
         # design question
@@ -181,20 +240,57 @@ def warp_sync_mask_64_bit(match, ctx, rule):
     return BuiltFix([Edit(start, end, new)], description=f"Use the 64-bit full mask `{new}`")
 
 
+def _widen_ballot_variable(arg: ts.Node, ctx) -> BuiltFix | None:
+    """`unsigned m = __activemask();` (or a `__ballot_sync`) used only as masks and by the bit
+    functions: the variable becomes `unsigned long long`, which keeps every lane HIP's ballot
+    returns (a 32-bit one dropped lanes 32-63 and fails the `static_assert`)."""
+    if arg.type != "identifier" or ctx.is_fragment:
+        return None
+    data = ctx.data
+    name = text(arg, data)
+    found = find_declaration(arg, name, data)
+    if found is None:
+        return None
+    typ, decl = found
+    declarators = decl.children_by_field_name("declarator")
+    if decl.type != "declaration" or len(declarators) != 1 or declarators[0].type != "init_declarator":
+        return None
+    d = declarators[0]
+    if declarator_name(d, data) != name or d.child_by_field_name("declarator").type != "identifier" \
+            or not is_ballot(d.child_by_field_name("value"), data):
+        return None
+    if _strip_type(type_text(decl, typ, data)) not in TYPES_32 or any(
+            c.type == "storage_class_specifier" for c in decl.children):
+        return None
+    scope = decl.parent
+    for n in walk(scope):
+        if n.type != "identifier" or text(n, data) != name or n.start_byte < decl.end_byte:
+            continue
+        if _is_mask_argument(n, data):
+            continue
+        parent = n.parent
+        call = parent.parent if parent is not None and parent.type == "argument_list" else None
+        if call is not None and len(named(parent)) == 1 and callee_name(call, data) in BIT_FUNCTIONS:
+            continue  # __popc / __ffs: HIP404 makes them 64-bit
+        return None
+    return BuiltFix([Edit(typ.start_byte, typ.end_byte, "unsigned long long")],
+                    description="Store the mask in `unsigned long long` (HIP's ballot type; used only as a mask)")
+
+
 # ---------------------------------------------------------------- availability by ROCm version
 
 
 @predicate("warp-sync-unavailable", callees=MASKED | {"__activemask"})
 def warp_sync_unavailable(node, env, ctx, args):
     """A `_sync` warp function / `__syncwarp` / `__activemask` that the targeted ROCm does not
-    declare by default (--target-rocm below 7.0). Adds $FN and $WHY."""
+    declare by default (a target below 7.0). Adds $FN and $WHY."""
     name = callee_name(node, ctx.data)
     if name not in MASKED and name != "__activemask":
         return False
     if node.child_by_field_name("function").type != "identifier":
         return False
     target = _target(ctx)
-    if target is None or target >= WARP_SYNC_DEFAULT:
+    if target >= WARP_SYNC_DEFAULT:
         return False
     t = ctx.settings.target_rocm
     if name in NOT_IN_ROCM_6:
@@ -217,7 +313,7 @@ def warp_sync_to_legacy(match, ctx, rule):
     node = match.node
     data = ctx.data
     name = callee_name(node, data)
-    if target is None or target >= (WARP_SYNC_DEFAULT if name == "__syncwarp" else WARP_SYNC_OPT_IN):
+    if target >= (WARP_SYNC_DEFAULT if name == "__syncwarp" else WARP_SYNC_OPT_IN):
         return None  # 6.2 - 6.x: the functions exist behind a define; nothing to rewrite
     arguments = call_args(node)
     if name == "__activemask":
