@@ -199,7 +199,7 @@ def test_predicate_requires_words_occur_in_every_case_that_fires():
 def test_built_in_rules_read_from_their_files_are_not_walked_again_in_the_process(tmp_path, monkeypatch):
     """A process that validated the built-in rules from their YAML (no cache file yet: a new
     cache folder, a new version) keeps them as it keeps rules read from the cache: its next
-    load walks and fingerprints no rule file (a resident server's forks each paid ~7 ms)."""
+    load walks and fingerprints no rule file."""
     from cuda2hip.rulebook import loader
 
     monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
