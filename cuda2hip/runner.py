@@ -46,11 +46,12 @@ _ENGINE: Engine | None = None
 _WORKER: dict = {}
 
 
-def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None) -> None:
-    import signal
+def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None, stop) -> None:
+    from .signals import in_worker
 
     # The parent decides what an interrupt stops; a worker always finishes its current file.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    in_worker(stop)
+    _WORKER["stop"] = stop
     global _ENGINE
     if _ENGINE is None or _ENGINE.settings != settings:  # a forked worker inherits the engine
         _ENGINE = Engine(settings)
@@ -80,6 +81,14 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
         outcome = fe.fix(source, rules, settings, allowed_applicabilities(settings.unsafe_fixes))
     except SourceError as exc:  # not this language at all: refused (a property of the content)
         return Entry([], error=exc.reason)
+    # A file the fixes cannot be written to is reported as it is: the findings of its text.
+    if not outcome.converged:
+        return Entry(outcome.initial, [], None, f"fixes did not settle after {outcome.passes} passes; "
+                                                "left untouched (please report it)", converged=False)
+    try:
+        migrated = outcome.source.to_bytes() if outcome.changed else None
+    except SourceError as exc:  # a fix the file's 8-bit encoding cannot hold
+        return Entry(outcome.initial, [], None, exc.reason)
     findings = outcome.remaining
     for f in outcome.fixed:
         f.fixed = True
@@ -92,13 +101,6 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
                 start=f.start, end=f.end, line=f.line, column=f.column, end_line=f.end_line,
                 end_column=f.end_column, effort=reverted.effort,
                 message=reverted.message(CODE=f.code, REASON=rej.reason)))
-    if not outcome.converged:
-        return Entry(findings, outcome.fixed, None, f"fixes did not settle after {outcome.passes} "
-                                                    "passes; file left untouched", converged=False)
-    try:
-        migrated = outcome.source.to_bytes() if outcome.changed else None
-    except SourceError as exc:  # a fix the file's 8-bit encoding cannot hold
-        return Entry(findings, outcome.fixed, None, exc.reason)
     return Entry(findings, outcome.fixed, migrated, passes=outcome.pass_sizes)
 
 
@@ -109,6 +111,7 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
                         fixed=list(entry.fixed), converged=entry.converged)
     if entry.error is not None:
         result.error = FileError(path, entry.error)
+        result.scanned = bool(entry.findings)  # fixes that could not be made; else not this language
         if mode is Mode.FIX and plan is not None:
             _deliver(result, plan, item, raw, None)
         return result
@@ -126,8 +129,8 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
         if plan is not None:
             _deliver(result, plan, item, raw, final)
         elif result.changed:
-            # A symlink reached inside the tree is written through, never replaced by a file.
-            target = os.path.realpath(item.path) if item.path.is_symlink() else item.path
+            # Where the walk found it: a symlink reached inside the tree is written through.
+            target = item.real or os.path.realpath(item.path)
             if _WRITES is not None:
                 _WRITES.submit(result, target, final, raw)
             else:
@@ -153,9 +156,9 @@ def _write_in_place(result: FileResult, target, data: bytes, original: bytes) ->
         rewrite(target, data, original)  # durable; refused if the file changed since it was read
         result.written = True
     except WriteRefused as exc:
-        result.error = FileError(result.path, exc.reason)
+        result.not_written(exc.reason)
     except OSError as exc:
-        result.error = FileError(result.path, f"cannot write: {exc.strerror or exc}")
+        result.not_written(f"cannot write: {exc.strerror or exc}; not fixed")
 
 
 class _BackgroundWrites:
@@ -185,7 +188,7 @@ def _deliver(result: FileResult, plan: Delivery, item: SourceFile, raw: bytes, f
     result.destination = destination
     result.written = destination is not None
     if error is not None and result.error is None:
-        result.error = FileError(result.path, error)
+        result.not_written(error)
 
 
 def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine,
@@ -194,7 +197,7 @@ def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine
     from .result_cache import content_digest
 
     try:
-        raw = read_bytes(item.path)
+        raw = read_bytes(item.path, item.real)
     except SourceError as exc:
         path = str(item.path)
         return FileResult(path=path, language=item.language, error=FileError(path, exc.reason)), None, None
@@ -233,7 +236,7 @@ def process_content(raw: bytes, item: SourceFile, mode: Mode, settings: Settings
             # The headers the result depends on, as the analysis read them (its cache key).
             deps = include_graph.dependencies(path, raw, settings.root)
     if record:
-        entry.deps = deps
+        entry.deps = [(os.fsencode(p), d) for p, d in deps]
     return finish(item, raw, entry, mode, plan), entry
 
 
@@ -272,15 +275,23 @@ def _work(chunk: list[tuple[int, SourceFile]]):
     if _WRITES is None and mode is Mode.FIX and plan is None:
         _WRITES = _BackgroundWrites()
     rows = []
+    stop = _WORKER["stop"]
     for index, item in chunk:
+        if stop.is_set():  # the run ends (a signal): the rest of the chunk is not started
+            break
         result, digest, entry = process_one(item, mode, settings, _ENGINE, plan)
         if entry is not None:
             result.findings, result.fixed = [], []  # rebuilt from the entry by the parent
-            entry = encode_entry(entry)
+            entry = encode_entry(entry, result.path)
         rows.append((index, result, digest, entry))
     if _WRITES is not None:
         _WRITES.wait()
-    return rows
+    from . import store
+    from .signals import RECEIVED
+
+    store.flush()  # the facts of header contents this worker derived
+
+    return rows, RECEIVED
 
 
 def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None = None) -> RunResult:
@@ -314,7 +325,7 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
               plan: Delivery | None = None) -> list[FileResult]:
     """Results of `files`, in their order: cached ones first, the rest computed."""
     from . import content_facts
-    from .result_cache import ResultCache, decode_entry_head
+    from .result_cache import ResultCache, decode_entry_head, own_paths
 
     content_facts.configure(settings.use_cache)  # what headers define, kept as results are
     results: list[FileResult | None] = [None] * len(files)
@@ -325,7 +336,7 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
             hit = None
             if cache is not None:
                 try:
-                    raw = read_bytes(item.path)
+                    raw = read_bytes(item.path, item.real)
                 except SourceError:
                     raw = None  # reported when processed
                 if raw is not None:
@@ -340,13 +351,14 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
         def collect(index: int, result: FileResult, digest: bytes | None, entry: "Entry | bytes | None") -> None:
             if isinstance(entry, bytes):  # from a worker
                 encoded, entry = entry, decode_entry_head(entry)
-                result.findings = list(entry.findings)
-                result.set_encoded_fixed(bytes(entry.fixed))  # a copy: the Raw would keep the whole blob
+                result.findings = own_paths(list(entry.findings), result.path)
+                if not result.unwritten:  # else nothing was fixed
+                    result.set_encoded_fixed(bytes(entry.fixed))  # a copy: the Raw would keep the whole blob
             else:
                 encoded = None
             results[index] = result
             if cache is not None and entry is not None and digest is not None:
-                cache.put(cache.key(result.path, digest), entry, encoded)
+                cache.put(cache.key(result.path, digest), entry, result.path, encoded)
 
         # Rules are compiled only when a file needs them (a run served by the cache compiles
         # nothing), in the parent first: rule errors surface once, before any worker starts.
@@ -364,6 +376,11 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
     finally:
         if cache is not None:
             cache.close()
+    for index, result in enumerate(results):
+        if result is not None and result.unwritten:
+            # Not fixed: what remains is what the file holds, so its findings are a check's.
+            checked = process_one(files[index], Mode.CHECK, settings, engine)[0]
+            result.findings, result.scanned = checked.findings, checked.error is None
     drop_names_defined_elsewhere(results)
     return results  # type: ignore[return-value]
 
@@ -396,24 +413,33 @@ def _compute_parallel(files, pending, settings, mode, engine, plan, collect, bar
         chunks.append([(i, files[i]) for i in pending[k:k + size]])
         k += size
     _ENGINE = engine  # what forked workers inherit
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_init_worker,
-                               initargs=(settings, mode, plan))
+    import multiprocessing
+
+    from .signals import Terminated
+
+    context = multiprocessing.get_context()
+    stop = context.Event()  # set: the workers end their shares after their current file
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=context, initializer=_init_worker,
+                               initargs=(settings, mode, plan, stop))
     try:
         running = {pool.submit(_work, chunk) for chunk in chunks}
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
-                rows = fut.result()
+                rows, signum = fut.result()
                 for row in rows:
                     collect(*row)
                 bar.advance(len(rows))
+                if signum is not None:  # a worker was sent SIGTERM or SIGHUP: the run ends
+                    raise Terminated(signum)
     except BaseException:
-        # Ctrl-C (or a failure): start nothing new; running chunks finish their atomic writes
-        # and are still counted (and cached).
+        # Ctrl-C, a signal (or a failure): start nothing new; running chunks stop after their
+        # current file, finish its atomic write, and are still counted (and cached).
+        stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
         for fut in running:
             if fut.done() and not fut.cancelled() and fut.exception() is None:
-                for row in fut.result():
+                for row in fut.result()[0]:
                     collect(*row)
         raise
     pool.shutdown(wait=True)

@@ -12,8 +12,7 @@ from ..rulebook.selection import SelectionError, select_rules, selector_matches
 from ..settings import Settings
 from .callee_index import CalleeIndex
 from .calls import CALL
-from .compile_cache import compile_builtin_once
-from .compiled import CompiledRule
+from .compiled import CompiledRule, compile_rule
 from .prefilter import LiteralFilter
 
 # Rules the engine itself emits (kind: diagnostic), by id.
@@ -257,7 +256,7 @@ class Engine:
         """The compiled form of `rule` (compiled once per engine)."""
         got = self._compiled_rules.get(rule.id)
         if got is None:
-            got = self._compiled_rules[rule.id] = compile_builtin_once(rule, self.settings)
+            got = self._compiled_rules[rule.id] = compile_rule(rule, self.settings)
             # A rule kind's words must follow from the rule and the code alone (never from
             # settings): they are cached by the rule files' fingerprint. Rules that need no word
             # are recorded too: a run that needs no rule compiled (results from the result
