@@ -1,6 +1,6 @@
 """The single-file and 10-file figures of bench/run.py: the latency pre-commit's hook meets,
-each run on its own and through a resident server, beside the interpreter's own start-up, the
-import time and (with valgrind) the instruction counts."""
+beside the interpreter's own start-up, the import time and (with valgrind) the instruction
+counts."""
 
 from __future__ import annotations
 
@@ -15,15 +15,6 @@ BATCH = 10
 # The single-file figure's file: a typical translation unit, not the corpus's median file (an
 # 8-line .cu in llama.cpp's tree measures start-up alone).
 SINGLE_FILE_LINES = 200
-
-
-def served_environment(env: dict, work: Path) -> dict:
-    """The same runs through a resident server of the bench's own (`cuda2hip server start`)."""
-    runtime = work / "runtime"
-    runtime.mkdir(mode=0o700, exist_ok=True)
-    served = {k: v for k, v in env.items() if k != "CUDA2HIP_NO_SERVER"}
-    served["CUDA2HIP_RUNTIME_DIR"] = str(runtime)
-    return served
 
 
 def _stats(times: list[float]) -> dict:
@@ -68,10 +59,10 @@ def instructions(cmd: list[str], env: dict, cwd: Path) -> float | None:
 
 
 def latency(tool: list[str], python: str, env: dict, work: Path, src: Path, runs: int) -> dict:
-    """Single-file and 10-file `check --no-cache` (files just edited), each run on its own and
-    through a resident server, alternating with `python -c pass` so that the floor is measured
-    under the same load; then the import time of the single-file run (on its own). A served run
-    starts once the server's next fork is primed, as between two commits (`spare_ready`)."""
+    """Single-file and 10-file `check --no-cache` (files just edited, copied alone into a
+    folder), and the same files edited in their tree and checked as pre-commit's hook does,
+    alternating with `python -c pass` so that the floor is measured under the same load; then
+    the import time and the instructions of the single-file run."""
     sizes = sorted((p.stat().st_size, p) for p in src.rglob("*.cu"))
     if not sizes:
         raise SystemExit("the corpus has no .cu file for the single-file figures")
@@ -87,30 +78,11 @@ def latency(tool: list[str], python: str, env: dict, work: Path, src: Path, runs
     # standalone copies above follow no header; these do, as a check in a repository does.
     in_tree = {"one": [sample], "batch": picks}
     originals = {p: p.read_bytes() for p in {sample, *picks}}
-    times: dict[str, list[float]] = {key: [] for key in (
-        "floor", "one", "batch", "one_served", "batch_served",
-        "tree_one", "tree_batch", "tree_one_served", "tree_batch_served")}
-    served = served_environment(env, work)
-    started = subprocess.run([*tool, "server", "start"], env=served, cwd=work, capture_output=True, text=True)
-    if started.returncode != 0:
-        raise SystemExit(f"cuda2hip server start failed:\n{started.stdout}{started.stderr}")
+    times: dict[str, list[float]] = {key: [] for key in ("floor", "one", "batch", "tree_one", "tree_batch")}
 
-    def spare_ready() -> None:
-        """Wait until the server's next fork has primed itself (~0.2 s after the last check):
-        between two commits it always has; a check arriving sooner runs in a fork made then."""
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            got = subprocess.run([*tool, "server", "status"], env=served, cwd=work, capture_output=True, text=True)
-            if "next fork ready" in got.stdout:
-                return
-            time.sleep(0.05)
-        raise SystemExit(f"the resident server's next fork did not get ready:\n{got.stdout}{got.stderr}")
-
-    def timed(cmd, run_env=env, cwd=work) -> float:
-        if run_env is served:
-            spare_ready()
+    def timed(cmd, cwd=work) -> float:
         start = time.perf_counter()
-        subprocess.run(cmd, env=run_env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return (time.perf_counter() - start) * 1000
 
     for i in range(runs + 2):
@@ -123,34 +95,22 @@ def latency(tool: list[str], python: str, env: dict, work: Path, src: Path, runs
                 paths[name].append(str(path))
         got = {"floor": timed([python, "-c", "pass"]),
                "one": timed([*tool, "check", "--no-cache", *paths["one"]]),
-               "batch": timed([*tool, "check", "--no-cache", *paths["batch"]]),
-               "one_served": timed([*tool, "check", "--no-cache", *paths["one"]], served),
-               "batch_served": timed([*tool, "check", "--no-cache", *paths["batch"]], served)}
+               "batch": timed([*tool, "check", "--no-cache", *paths["batch"]])}
         for name, files in in_tree.items():
             for path in files:
                 path.write_bytes(originals[path] + f"// edit {i}\n".encode())
-            hook = [*tool, "check", "--format", "concise", *(str(p.relative_to(src)) for p in files)]
-            got[f"tree_{name}"] = timed(hook, cwd=src)
-            for path in files:
-                path.write_bytes(originals[path] + f"// edit {i} served\n".encode())
-            got[f"tree_{name}_served"] = timed(hook, served, cwd=src)
+            got[f"tree_{name}"] = timed([*tool, "check", "--format", "concise",
+                                         *(str(p.relative_to(src)) for p in files)], cwd=src)
         if i >= 2:  # two warm-up rounds
             for name, ms in got.items():
                 times[name].append(ms)
     for path, raw in originals.items():
         path.write_bytes(raw)
-    status = subprocess.run([*tool, "server", "status"], env=served, cwd=work, capture_output=True, text=True)
-    subprocess.run([*tool, "server", "stop"], env=served, cwd=work, capture_output=True)
-    expected = 4 * (runs + 2)
-    # every served run was the server's, each in a primed fork made ahead
-    if f" {expected} checks served ({expected} by a fork made ahead)" not in status.stdout:
-        raise SystemExit(f"the resident server did not serve the {expected} runs from primed forks:\n"
-                         f"{status.stdout}{status.stderr}")
     imports = []
     for i in range(max(5, runs // 4)):
         one = dirs["one"] / "kernel0.cu"
         one.write_text(texts["one"][0] + f"// import {i}\n")
-        res = subprocess.run([python, "-X", "importtime", "-m", "cuda2hip", "check", "--no-cache", str(one)],
+        res = subprocess.run([python, "-X", "importtime", "-P", "-m", "cuda2hip", "check", "--no-cache", str(one)],
                              env=env, cwd=work, capture_output=True, text=True)
         imports.append(_import_ms(res.stderr))
     one = dirs["one"] / "kernel0.cu"
@@ -161,10 +121,8 @@ def latency(tool: list[str], python: str, env: dict, work: Path, src: Path, runs
             "instructions_m": counted if None not in counted.values() else None,
             "single_file_check": {"lines": _text_lines(texts["one"][0]), **_stats(times["one"])},
             "batch_check": {"lines": sum(map(_text_lines, texts["batch"])), **_stats(times["batch"])},
-            "single_file_check_served": {"lines": _text_lines(texts["one"][0]), **_stats(times["one_served"])},
-            "batch_check_served": {"lines": sum(map(_text_lines, texts["batch"])), **_stats(times["batch_served"])},
             "import_ms": {"runs": len(imports), "median_ms": round(statistics.median(imports), 1)},
-            **{f"{key}_check_in_tree{suffix}": {"lines": sum(_line_count(p) for p in in_tree[short]),
-                                                **_stats(times[f"tree_{short}{suffix}"])}
-               for key, short in (("single_file", "one"), ("batch", "batch")) for suffix in ("", "_served")},
+            **{f"{key}_check_in_tree": {"lines": sum(_line_count(p) for p in in_tree[short]),
+                                        **_stats(times[f"tree_{short}"])}
+               for key, short in (("single_file", "one"), ("batch", "batch"))},
             "in_tree_file": str(sample.relative_to(src))}

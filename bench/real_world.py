@@ -112,8 +112,11 @@ def _compiled_with(toolchains: dict) -> str:
 
 def _doc_block(current: dict, baseline: dict | None, detail: bool) -> str:
     by_release = report.from_json(current)
+    results = [c for v in current["releases"].values() for c in v["codebases"]]
+    cache = (f", {sum(c['from_cache'] for c in results)} of {sum(c['nvcc_valid'] for c in results)} hipcc results "
+             "from the compile cache" if all("from_cache" in c for c in results) else "")
     parts = [f"This version (`{current['label']}`, cuda2hip {current['tool_rev'][:7]}, {current['date']}, "
-             f"{current['seconds']:.0f} s with a warm compile cache). At each release R the corpus is "
+             f"{current['seconds']:.0f} s{cache}). At each release R the corpus is "
              f"migrated with `--target-rocm R` and compiled with R's HIP "
              f"({_compiled_with({r: v['toolchain'] for r, v in current['releases'].items()})}):",
              "", report.combined_table(by_release)]

@@ -135,6 +135,14 @@ def decode_findings(raw) -> list[Finding]:
     return _DECODER.decode(raw)
 
 
+def own_paths(findings: list[Finding], path: str) -> list[Finding]:
+    """`findings` (decoded: of the file `path`) with that file's name (see run/cached.py's encode_entry)."""
+    if findings and findings[0].path != path:
+        for f in findings:
+            f.path = path
+    return findings
+
+
 def count_encoded(raw) -> int:
     """The length of a msgpack-encoded list, from its header."""
     data = bytes(raw[:5])

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from msgspec import Struct
 
-from .findings import FileError, Finding, count_encoded, decode_findings
+from .findings import FileError, Finding, count_encoded, decode_findings, own_paths
 
 
 class SourceFile(Struct, frozen=True):
@@ -18,6 +18,9 @@ class SourceFile(Struct, frozen=True):
 
     path: Path  # as the user sees it (relative to cwd where possible)
     language: str
+    # Where it is, resolved once when it was found (absolute, without links): read and written
+    # there without following a link (system/nofollow.py). "": not resolved, `path` is used.
+    real: str = ""
 
 
 class Mode(str, Enum):
@@ -42,6 +45,8 @@ class FileResult:
         self.written = False
         self.converged = converged
         self.destination: str | None = None  # where a Delivery wrote the file (output tree, renames)
+        self.scanned = error is None  # analysed (with an error: its fixes could not be made or written)
+        self.unwritten = False  # its fixes were not written (see `not_written`)
         # `#include "..."` directives of the result, (start, end, name): which local headers the
         # file brings in (header_scope.py), found where the bytes are at hand (workers, cache hits).
         self.includes: tuple = ()
@@ -49,6 +54,13 @@ class FileResult:
     @property
     def changed(self) -> bool:
         return self.migrated is not None and self.migrated != self.original
+
+    def not_written(self, reason: str) -> None:
+        """The fixed file could not be written (`reason`): nothing of it was fixed. The run then
+        reports the findings of the file as it is (runner.run_files)."""
+        self.error = FileError(self.path, reason)
+        self.fixed, self.original, self.migrated, self.written, self.destination = [], None, None, False, None
+        self.scanned = self.unwritten = True
 
     # From a worker, the fixed findings arrive encoded and are decoded when first read: a run
     # often only counts them (decoding tens of thousands costs the parent CPU the workers need).
@@ -58,7 +70,7 @@ class FileResult:
     def fixed(self) -> list[Finding]:
         raw = self._fixed_raw
         if raw is not None:
-            self._fixed = decode_findings(raw)
+            self._fixed = own_paths(decode_findings(raw), self.path)
             self._fixed_raw = None
         return self._fixed
 
@@ -99,7 +111,7 @@ class RunResult(Struct):
 
     @property
     def files_scanned(self) -> int:
-        return sum(1 for r in self.files if r.error is None)
+        return sum(1 for r in self.files if r.scanned)
 
     @property
     def files_changed(self) -> int:

@@ -38,9 +38,6 @@ INSTALL_TEST_DEPS = "bash tools/install-test-deps.sh"
 # Every `python -m cuda2hip` a test starts runs this checkout, not whatever copy is installed
 # (an editable install of another clone or worktree would otherwise be what the tests test).
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
-# ... and runs in its own process: a resident server the developer started (`cuda2hip server
-# start`) would otherwise run them (tests/test_resident_server.py tests the server on its own).
-os.environ["CUDA2HIP_NO_SERVER"] = "1"
 
 
 KINDS = ("unit", "rules", "integration")

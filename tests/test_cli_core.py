@@ -170,24 +170,23 @@ def test_missing_path(tmp_path):
 
 def test_unreadable_file(tmp_path, monkeypatch):
     # Runs in-process: CI runs as root, for whom permission bits do not stop a read.
-    from pathlib import Path
-
+    from cuda2hip.system import nofollow
     from cuda2hip.pipeline import Mode, run
     from cuda2hip.settings import Settings
 
     f = write(tmp_path / "locked.cu", DIRTY)
-    real = Path.read_bytes
+    real = nofollow.read_found
 
-    def deny(self):
-        if self.name == "locked.cu":
+    def deny(path):
+        if path.endswith("locked.cu"):
             raise PermissionError(13, "Permission denied")
-        return real(self)
+        return real(path)
 
-    monkeypatch.setattr(Path, "read_bytes", deny)
+    monkeypatch.setattr(nofollow, "read_found", deny)
     result = run([str(f)], Settings(root=tmp_path, use_cache=False), Mode.FIX)
     assert [(e.path.endswith("locked.cu"), e.reason) for e in result.errors] == [
         (True, "permission denied (unreadable)")]
-    monkeypatch.setattr(Path, "read_bytes", real)
+    monkeypatch.setattr(nofollow, "read_found", real)
     assert f.read_text() == DIRTY
 
 
@@ -294,3 +293,19 @@ def test_rules_and_explain():
     assert "## What it does" in r.stdout and "## References" in r.stdout
     r = run_cli("explain", "NOPE999")
     assert r.returncode == 2
+
+
+@pytest.mark.parametrize("command", ["check", "fix"])
+def test_file_names_after_a_double_dash_are_never_options(tmp_path, command):
+    """`cuda2hip check -- FILES` (what the pre-commit hooks run): a name like `--output=../x.cu`
+    is a file, in both command-line parsers (the fast one and click's, `-vj1` sends a call
+    there)."""
+    odd = tmp_path / "--output=.."
+    odd.mkdir()
+    for extra in ([], ["-vj1"]):
+        write(odd / "x.cu", DIRTY)
+        r = run_cli(command, "--format", "concise", *extra, "--", "--output=../x.cu", cwd=tmp_path)
+        assert r.returncode == (1 if command == "check" else 0), r.stdout + r.stderr
+        assert not (tmp_path.parent / "x.cu").exists()
+        assert "--output=../x.cu" in r.stdout or command == "fix", r.stdout
+        assert ((odd / "x.cu").read_text() == DIRTY) == (command == "check")

@@ -22,8 +22,6 @@ ACCEPTED = [
      "--force-exclude", "--statistics", "--extend-select", "HIP301", "--", "-odd-name.cu"],
     ["check", "--markdown-limit", "0", "--format", "markdown", "a.cu"],
     ["fix", "--follow-includes", "a.cu"],
-    ["check", "--server", "a.cu"],
-    ["fix", "--server", "--diff", "a.cu"],
     ["check", "--verbose", "a.cu"],
     ["fix", "-v", "--diff", "a.cu"],
     ["check", "--baseline", "b.json", "--write-baseline", "w.json", "--jobs", "2", "--config", "c.toml", "a.cu"],

@@ -128,6 +128,18 @@ def test_the_committed_tables_write_no_name_whose_probe_failed():
     assert problems == []
 
 
+def test_the_audit_probes_every_name_the_rewriter_writes_at_any_release():
+    """The audit's list of names (header facts, probes, call probes) is what the rewriter writes at
+    each release, later releases' names included (hipBLAS 3's `hipblasCaxpy` for 6.x's
+    `hipblasCaxpy_v2` at 7.x, rules/api/data/releases/successors.json)."""
+    tables = audit_rule_data.committed_tables()
+    listed = set(probes.table_names(tables))
+    for release in rocm_releases.AUDITED:
+        written = {name for (_lib, name) in probe_report.written(tables, release)}
+        assert written <= listed, (release, sorted(written - listed)[:10])
+    assert {"hipblasCaxpy", "hipblasCaxpy_v2"} <= listed
+
+
 def test_the_audit_page_is_current():
     facts = load_facts()
     text = (ROOT / "docs" / "audit.md").read_text(encoding="utf-8")

@@ -6,6 +6,7 @@ that --no-cache runs never do, and that a damaged or untrusted store only costs 
 from __future__ import annotations
 
 import json
+import sqlite3
 import os
 
 from conftest import run_process
@@ -30,18 +31,41 @@ def _unknown_helper(tmp_path, env, *extra, edit: str) -> bool:
     return any("cudaMyHelper" in f["message"] for f in json.loads(res.stdout)["findings"])
 
 
+class _Entry:
+    """A fact in the store (store.py) of the tests' cache folder, read and written directly."""
+
+    def __init__(self, tmp_path, kind: str, data: bytes):
+        from cuda2hip.cache import store
+        from cuda2hip.cache.digest import blake2b
+
+        self.db = tmp_path / "cache" / store.DB_NAME
+        self.key = store.key("fact", kind, blake2b(data, digest_size=16).digest())
+
+    def read_bytes(self) -> bytes | None:
+        con = sqlite3.connect(self.db)
+        row = con.execute("SELECT value FROM store WHERE key = ?", (self.key,)).fetchone()
+        con.close()
+        return None if row is None else bytes(row[0])
+
+    def write_bytes(self, value: bytes) -> None:
+        con = sqlite3.connect(self.db)
+        con.execute("UPDATE store SET value = ? WHERE key = ?", (value, self.key))
+        con.commit()
+        con.close()
+
+
 def _definitions_entry(tmp_path):
-    entries = [p for p in (tmp_path / "cache").glob("facts-*/definitions-*")]
-    assert len(entries) == 1, entries
-    return entries[0]
+    entry = _Entry(tmp_path, "definitions", (tmp_path / "helper.cuh").read_bytes())
+    assert entry.read_bytes() is not None
+    return entry
 
 
-def _plant(path, names: list[bytes]) -> None:
+def _plant(entry, names: list[bytes]) -> None:
     import msgspec
 
     from cuda2hip.run.cached import seal
 
-    path.write_bytes(seal(msgspec.msgpack.encode(names)))
+    entry.write_bytes(seal(msgspec.msgpack.encode(names)))
 
 
 def test_a_later_run_reads_what_the_header_defines_from_the_store(tmp_path):
@@ -76,7 +100,7 @@ def test_a_store_open_to_others_is_not_read(tmp_path):
     assert not _unknown_helper(tmp_path, env, edit="1")
     entry = _definitions_entry(tmp_path)
     _plant(entry, [])
-    os.chmod(entry.parent, 0o777)  # anyone could have written the planted entry
+    os.chmod(tmp_path / "cache", 0o777)  # anyone could have written the planted entry
     assert not _unknown_helper(tmp_path, env, edit="2")
 
 
@@ -100,7 +124,18 @@ def test_what_a_header_needs_and_includes_is_read_from_the_store(tmp_path):
         return any(f["code"] == "HIP121" for f in json.loads(res.stdout)["findings"])
 
     assert not runtime_missing("1")
-    [entry] = (tmp_path / "cache").glob("facts-*/runtime-facts-*")
-    entry.write_bytes(seal(msgspec.msgpack.encode((0, []))))
+    from cuda2hip.cache import store
+    from cuda2hip.run.cached import unseal
+
+    def runtime_fact(value: bytes) -> bool:  # (need, includes): a pair, where results have 7 fields
+        got = unseal(value)
+        decoded = None if got is None else msgspec.msgpack.decode(got)
+        return isinstance(decoded, list) and len(decoded) == 2 and isinstance(decoded[0], int)
+
+    con = sqlite3.connect(tmp_path / "cache" / store.DB_NAME)
+    [key] = [k for k, v in con.execute("SELECT key, value FROM store") if runtime_fact(bytes(v))]
+    con.execute("UPDATE store SET value = ? WHERE key = ?", (seal(msgspec.msgpack.encode((0, []))), key))
+    con.commit()
+    con.close()
     assert runtime_missing("2")
     assert not runtime_missing("3", "--no-cache")

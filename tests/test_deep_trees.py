@@ -92,3 +92,76 @@ def test_nodes_found_by_text_are_those_a_lookup_from_the_root_finds():
                     expected.append(node)
                 start = data.find(word, start + len(word))
             assert got[word] == expected, (path, word)
+
+
+# --- bounded work: time that grows linearly with the input (issue 32) ---------------------------
+
+def _cpu_of(args, cwd: Path) -> float:
+    """CPU seconds of the analysis of `args` in this process (start-up left out), the best of two."""
+    import contextlib
+    import io
+    import time
+
+    from cuda2hip.cli.commands import main
+
+    best = float("inf")
+    for _ in range(2):
+        start = time.process_time()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            try:
+                main([*args])
+            except SystemExit:
+                pass
+        best = min(best, time.process_time() - start)
+    return best
+
+
+@pytest.fixture
+def bounded(monkeypatch):
+    """A wall-clock backstop: a regression to quadratic time fails instead of hanging the suite."""
+    import signal
+
+    def late(*_):
+        raise TimeoutError("far slower than linear")
+
+    old = signal.signal(signal.SIGALRM, late)
+    signal.alarm(600)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
+
+
+def _calls(n: int) -> str:
+    return "#include <cuda_runtime.h>\nint f() { return " + " + ".join(["cudaGetLastError()"] * n) + "; }\n"
+
+
+def test_a_long_expression_of_calls_is_checked_in_linear_time(tmp_path, monkeypatch, bounded):
+    """`cudaGetLastError() + ...` 50,000 times: each use's code context was found by climbing
+    parent links from the deepest node (tree-sitter finds a parent from the root down), which
+    made the check quadratic (10,000 terms: 33 s and 10 GB with the text report)."""
+    monkeypatch.chdir(tmp_path)
+    for n in (5_000, 50_000):
+        (tmp_path / f"calls{n}.cu").write_text(_calls(n))
+    small = _cpu_of(["check", "--no-cache", "--format", "concise", "calls5000.cu"], tmp_path)
+    large = _cpu_of(["check", "--no-cache", "--format", "concise", "calls50000.cu"], tmp_path)
+    assert large < 25 * small + 1.0, (small, large)  # 10x the input: ~10x the time, not 100x
+    text = _cpu_of(["check", "--no-cache", "calls50000.cu"], tmp_path)  # the text report's frames too
+    assert text < 3 * large + 1.0, (large, text)
+
+
+def _kernel_module(kb: int) -> str:
+    body = "__global__ void k(float* p) { p[threadIdx.x] = 0; cudaDeviceSynchronize(); }\\n"
+    return "import cupy\nk = cupy.RawKernel(\"" + body * (kb * 1024 // len(body)) + "\", \"k\")\n"
+
+
+@pytest.mark.parametrize("command", [["check", "--format", "concise"], ["fix", "--diff"]], ids=["check", "fix"])
+def test_cuda_in_a_python_string_is_decoded_in_linear_time(tmp_path, monkeypatch, bounded, command):
+    """The value of a kernel string and the map back to the file were built by appending to a
+    string one character at a time and looked up by a scan of every piece, and each fix was
+    checked by evaluating the whole literal again: quadratic (400 KB: 70 s; 5 MB: hours)."""
+    monkeypatch.chdir(tmp_path)
+    for kb in (64, 640):
+        (tmp_path / f"k{kb}.py").write_text(_kernel_module(kb))
+    small = _cpu_of([*command, "--no-cache", "k64.py"], tmp_path)
+    large = _cpu_of([*command, "--no-cache", "k640.py"], tmp_path)
+    assert large < 25 * small + 1.0, (small, large)

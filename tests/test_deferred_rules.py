@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from cuda2hip.cache import store
+from cuda2hip.cache.store import DB_NAME as STORE
 from cuda2hip.engine.engine import Deferred, Engine
 from cuda2hip.pipeline import Mode, run
 from cuda2hip.settings import Settings
@@ -34,7 +36,7 @@ def test_rules_whose_words_a_file_lacks_are_not_compiled(tmp_path, monkeypatch):
     # First run: no pre-filter data cached yet, every rule compiles.
     first, expected_plain = _run(plain, settings)
     assert first.compiled_for("cuda")  # (already compiled: nothing deferred)
-    assert list(tmp_path.joinpath("cache").glob("prefilter-*.msgpack"))
+    assert tmp_path.joinpath("cache", STORE).is_file()  # the pre-filter data is stored
 
     plain.write_text(PLAIN + "// edited (not served by the result cache)\n")
     second, got_plain = _run(plain, settings)
@@ -116,7 +118,7 @@ def test_rule_caches_follow_the_content_of_rule_files(tmp_path, monkeypatch):
     # use_cache=False (--no-cache) turns off the result cache only: the rule caches are used.
     settings = Settings(root=tmp_path, jobs=1, rule_dirs=(str(rules),), select=("USR001",), use_cache=False)
     assert _run(src, settings)[1] == []
-    assert list(tmp_path.joinpath("cache").glob("rules-*.msgpack"))
+    assert tmp_path.joinpath("cache", STORE).is_file()
     before = rule.stat()
     rule.write_text(text.replace("fooBar", "bazQux"))  # same size
     os.utime(rule, ns=(before.st_atime_ns, before.st_mtime_ns))
@@ -197,7 +199,7 @@ def test_predicate_requires_words_occur_in_every_case_that_fires():
 def test_built_in_rules_read_from_their_files_are_not_walked_again_in_the_process(tmp_path, monkeypatch):
     """A process that validated the built-in rules from their YAML (no cache file yet: a new
     cache folder, a new version) keeps them as it keeps rules read from the cache: its next
-    load walks and fingerprints no rule file (a resident server's forks each paid ~7 ms)."""
+    load walks and fingerprints no rule file."""
     from cuda2hip.rulebook import loader
 
     monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
@@ -205,7 +207,7 @@ def test_built_in_rules_read_from_their_files_are_not_walked_again_in_the_proces
     monkeypatch.setattr(loader, "_BUILTIN", {})
     sources = [loader.RuleSource(loader.builtin_rules_dir(), builtin=True)]
     first = loader.load_rules_keyed(sources)
-    assert list(tmp_path.joinpath("cache").glob("rules-*.msgpack"))  # the miss wrote the cache file
+    assert store.get(store.key("rules", first[1])) is not None  # the miss stored them
     walks = []
     real = loader.rule_files
     monkeypatch.setattr(loader, "rule_files", lambda *a, **k: walks.append(a) or real(*a, **k))
@@ -214,17 +216,16 @@ def test_built_in_rules_read_from_their_files_are_not_walked_again_in_the_proces
     assert again[1] == first[1] and [r.id for r in again[0]] == [r.id for r in first[0]]
 
 
-def test_pre_filter_data_is_decoded_once_per_process_while_its_file_is_unchanged(tmp_path, monkeypatch):
-    """Each run's engine reads the pre-filter data (a resident server's forks: every check):
-    decoded once while the file is unchanged, read again once it changes; each engine gets a
-    copy of its own to add to."""
+def test_pre_filter_data_is_decoded_once_per_process(tmp_path, monkeypatch):
+    """Each run's engine reads the pre-filter data: decoded once per process, the data this
+    process writes kept as written; each engine gets a copy of its own to add to."""
     import msgspec
 
     from cuda2hip.rulebook import loader
 
     monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(loader, "_PREFILTERS_READ", {})
-    loader.write_prefilters("k", {"a": (("fooBar",), None)})
+    store.put(store.key("prefilters", "k"), msgspec.msgpack.encode({"a": (("fooBar",), None)}))
     decoded = []
     real = msgspec.msgpack.decode
     monkeypatch.setattr(msgspec.msgpack, "decode", lambda *a, **k: decoded.append(1) or real(*a, **k))
@@ -232,8 +233,6 @@ def test_pre_filter_data_is_decoded_once_per_process_while_its_file_is_unchanged
     first["b"] = (("added",), None)
     second = loader.read_prefilters("k")
     assert second == {"a": (("fooBar",), None)} and len(decoded) == 1
-    path = loader._prefilter_file("k")
     loader.write_prefilters("k", {"a": (("fooBar",), None), "c": (("bazQux",), None)})
-    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))  # a later write
     assert loader.read_prefilters("k") == {"a": (("fooBar",), None), "c": (("bazQux",), None)}
-    assert len(decoded) == 2
+    assert len(decoded) == 1

@@ -3,6 +3,8 @@ silently ignored or a traceback."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from conftest import run_cli
@@ -74,3 +76,87 @@ def test_valid_build_and_file_type_settings_still_work(tmp_path):
     (tmp_path / "a.cuda").write_text(DIRTY)
     r = run_cli("check", "--format", "concise", "a.cuda", cwd=tmp_path)
     assert r.returncode == 1 and "a.cuda:2:" in r.stdout, r.stdout + r.stderr
+
+
+# --- where configuration is found (issue 32) -----------------------------------------------------
+
+HIDE_ALL = '[tool.cuda2hip]\nselect = ["HIP999"]\n'  # a planted config: silences every rule
+
+
+def _checked(project) -> str:
+    (project / "a.cu").write_text(DIRTY)
+    r = run_cli("check", "--format", "concise", "a.cu", cwd=project)
+    return r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", "cuda2hip.toml"])
+def test_a_configuration_in_a_folder_others_can_write_is_not_read(tmp_path, name):
+    """Like /tmp: anyone may put a cuda2hip.toml or pyproject.toml there, above every project
+    below it. It was read, and decided the rules and the excludes of the run."""
+    public = tmp_path / "public"
+    public.mkdir()
+    os.chmod(public, 0o1777)
+    (public / name).write_text(HIDE_ALL if name == "pyproject.toml" else 'select = ["HIP999"]\n')
+    project = public / "work"
+    project.mkdir()
+    out = _checked(project)
+    assert "HIP101" in out, out
+    assert f"not reading {public / name}" in out and "other users can write" in out, out
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")
+def test_a_configuration_in_a_folder_of_another_user_is_not_read(tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "pyproject.toml").write_text(HIDE_ALL)
+    os.chown(other, 65534, 65534)
+    os.chown(other / "pyproject.toml", 65534, 65534)
+    project = other / "work"
+    project.mkdir()
+    out = _checked(project)
+    assert "HIP101" in out and "belongs to another user" in out, out
+    # named on the command line, it is the user's choice
+    r = run_cli("check", "--config", other / "pyproject.toml", "--format", "concise", "a.cu", cwd=project)
+    assert "HIP101" not in r.stdout, r.stdout
+
+
+def test_a_configuration_file_others_can_write_is_not_read(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "cuda2hip.toml").write_text('select = ["HIP999"]\n')
+    os.chmod(project / "cuda2hip.toml", 0o666)
+    out = _checked(project)
+    assert "HIP101" in out and "other users can write" in out, out
+
+
+def test_discovery_stops_at_the_repository_root(tmp_path):
+    """A configuration above the repository (a home folder's pyproject.toml, a monorepo's
+    parent) is not the project's."""
+    (tmp_path / "cuda2hip.toml").write_text('select = ["HIP999"]\n')
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "src").mkdir()
+    out = _checked(repo / "src")
+    assert "HIP101" in out and "cuda2hip: warning" not in out, out
+    (repo / "cuda2hip.toml").write_text('select = ["HIP999"]\n')  # the repository's own: read
+    assert "HIP101" not in _checked(repo / "src")
+
+
+@pytest.mark.parametrize("how", ["relative", "absolute", "link"])
+def test_rule_dirs_outside_the_project_are_refused(tmp_path, how):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "r.yaml").write_text(
+        "code: USR001\nid: planted\nkind: pattern\nseverity: warning\nsummary: s\nmessage: m\n"
+        "docs: {what: w, why: y}\nrule: {pattern: 'cudaFree($$$A)'}\n"
+        "fix: {applicability: safe, template: 'system(\"rm -rf ~\")'}\n")
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    if how == "link":
+        (project / "rules").symlink_to(elsewhere)
+    where = {"relative": "../elsewhere", "absolute": str(elsewhere), "link": "rules"}[how]
+    (project / "cuda2hip.toml").write_text(f'rule-dirs = ["{where}"]\n')
+    (project / "a.cu").write_text(DIRTY)
+    r = run_cli("fix", "a.cu", cwd=project)
+    assert r.returncode == 2 and "outside the project" in r.stderr and "rule-dirs" in r.stderr, r.stderr
+    assert (project / "a.cu").read_text() == DIRTY

@@ -4,7 +4,9 @@ line, file names that hold line breaks."""
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -78,7 +80,7 @@ def test_an_edit_saved_while_fix_works_on_the_file_is_kept(tmp_path, monkeypatch
 
     def analyse_then_edit(source, item, mode, settings, engine):
         entry = real(source, item, mode, settings, engine)
-        if item.path.name == victim.name:  # the user saves an edit meanwhile
+        if item.path.name == victim.name and mode is Mode.FIX:  # the user saves an edit meanwhile
             with open(victim, "a") as fh:
                 fh.write("// saved by the user\n")
         return entry
@@ -155,7 +157,7 @@ def test_report_parent_outside_the_working_tree_is_not_created(tmp_path, command
 KILLED_WRITE = """
 import os, sys, time
 from cuda2hip.fix import writeback
-os.replace = lambda *args: time.sleep(600)  # killed before the rename
+os.rename = os.replace = lambda *args, **kw: time.sleep(600)  # killed before the rename
 writeback.atomic_write(sys.argv[1], b"half of the new content")
 """
 
@@ -259,3 +261,95 @@ def test_output_dir_summary_does_not_count_a_failed_write_as_changed(tmp_path):
     assert r.returncode == 2
     assert "b.cu: cannot write to the output tree" in r.stdout, r.stdout
     assert "2 source files (1 changed, 0 renamed)" in r.stderr, r.stderr
+
+
+# --- what a run reports of files it could not write (issue 32) ---------------------------------
+
+def _without_write_override() -> list[str]:
+    """Root writes anywhere; drop that capability so that a read-only folder means unwritable."""
+    if os.geteuid() != 0:
+        return []
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv (util-linux): cannot make a folder unwritable")
+    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
+
+
+THREE = "#include <cuda_runtime.h>\nvoid f(float* p) { cudaFree(p);\n  cudaMalloc(&p, 4); }\n"
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_that_cannot_be_written_is_reported_not_fixed(tmp_path, jobs):
+    """`Fixed 5 findings in 2 files. Nothing remains.` when one of the two could not be written:
+    its fixes are not counted, its findings (of the file as it is) remain, and the run says why."""
+    project = tmp_path / "project"
+    (project / "ro").mkdir(parents=True)
+    (project / "ro" / "a.cu").write_text(THREE)
+    (project / "b.cu").write_text(DIRTY)
+    (project / "ro").chmod(0o555)
+    many = []
+    if jobs == "2":  # enough files for worker processes (runner.PARALLEL_THRESHOLD)
+        for i in range(20):
+            (project / f"c{i}.cu").write_text(DIRTY)
+            many.append(f"c{i}.cu")
+    runs = {}
+    try:
+        for fmt in ("json", "text"):
+            for path in [project / "b.cu", *(project / m for m in many)]:
+                path.write_text(DIRTY)  # each run fixes them
+            runs[fmt] = subprocess.run([*_without_write_override(), sys.executable, "-m", "cuda2hip", "fix", "-j", jobs,
+                                        "--no-cache", "--format", fmt, "."], cwd=project, capture_output=True,
+                                       text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    finally:
+        (project / "ro").chmod(0o755)
+    r = runs["text"]
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert (project / "ro" / "a.cu").read_text() == THREE
+    written = 1 + len(many)
+    assert f"Fixed {2 * written} findings in {written} file{'s' if written > 1 else ''}." in r.stdout, r.stdout
+    assert "3 findings remain (3 warning) in 1 of" in r.stdout, r.stdout
+    assert "error: ro/a.cu: cannot write: Permission denied" in r.stdout, r.stdout
+    # the remaining findings are those of the file as it is, placed on its real lines
+    assert "ro/a.cu:3:3: HIP101" in r.stdout and "cudaMalloc(&p, 4); }" in r.stdout
+    data = json.loads(runs["json"].stdout)
+    assert runs["json"].returncode == 2
+    assert data["summary"]["fixed"] == 2 * written and data["summary"]["files_changed"] == written
+    left = [f for f in data["findings"] if f["path"] == "ro/a.cu"]
+    assert len(left) == 3 and not any(f["fixed"] for f in left)
+    assert [e["path"] for e in data["summary"]["errors"]] == ["ro/a.cu"]
+
+
+def _cycling_rules(project: Path) -> None:
+    """Two rules that undo each other: `fix` can never settle."""
+    rules = project / "rules"
+    rules.mkdir()
+    for code, rid, old, new in (("USR001", "foo-to-bar", "foo", "bar"), ("USR002", "bar-to-foo", "bar", "foo")):
+        (rules / f"{rid}.yaml").write_text(
+            f"code: {code}\nid: {rid}\nkind: pattern\nseverity: warning\nsummary: s\nmessage: m\n"
+            f"docs: {{what: w, why: y}}\nrule: {{pattern: '{old}($$$A)'}}\n"
+            f"fix: {{applicability: safe, template: '{new}($$$A)'}}\n")
+    (project / "cuda2hip.toml").write_text('rule-dirs = ["rules"]\nselect = ["USR"]\n')
+
+
+def test_an_unsettled_fix_loop_reports_the_file_as_it_is(tmp_path):
+    """Fixes that never settle left the file untouched, yet the run said `Fixed 12 findings in 0
+    files` and `... in 1 of 0 files`, with the findings of a text that was never written (ranges
+    past the ends of its lines)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    _cycling_rules(project)
+    text = "void g() {\n  foo(1);\n  bar(2);\n}\n"
+    (project / "a.cu").write_text(text)
+    r = run_cli("fix", "--format", "json", "a.cu", cwd=project)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert (project / "a.cu").read_text() == text
+    data = json.loads(r.stdout)
+    s = data["summary"]
+    assert s["fixed"] == 0 and s["files_changed"] == 0 and s["files_scanned"] == 1, s
+    assert "did not settle" in s["errors"][0]["reason"]
+    lines = text.splitlines()
+    assert sorted((f["code"], f["line"], f["column"], f["end_column"]) for f in data["findings"]) == \
+        [("USR001", 2, 3, 9), ("USR002", 3, 3, 9)]
+    for f in data["findings"]:
+        assert f["end_column"] <= len(lines[f["line"] - 1]) + 1 and not f["fixed"]
+    r = run_cli("fix", "a.cu", cwd=project)
+    assert "Fixed 0 findings in 0 files." in r.stdout and "in 1 of 1 file" in r.stdout, r.stdout

@@ -113,44 +113,22 @@ def test_fix_hook_leaves_headers_that_are_not_staged_alone(hook_repo, tmp_path):
     assert "kernel.cu:1:1: HIP005" in out and "cuda2hip fix common.h" in out
 
 
-def test_check_hook_with_server_runs_through_it_from_the_second_commit_on(hook_repo, tmp_path):
-    """`args: [--server]` as the README gives it: the first run starts a server of the hook's own
-    installation, the second runs through it, with the same result."""
+
+@pytest.mark.parametrize("hook", ["cuda2hip-check", "cuda2hip-fix"])
+def test_a_staged_file_named_like_an_option_is_a_file_to_the_hook(hook_repo, tmp_path, hook):
+    """pre-commit appends the staged names to the hook's entry: a file `x.cu` in a folder named
+    `--output=..` was read as `--output=../x.cu`, and the report overwrote ../x.cu, outside the
+    repository. The entries end with `--`."""
     project = _project(tmp_path, "kernel.cu", FINDINGS)
-    rev = subprocess.run(["git", "rev-parse", "HEAD"], cwd=hook_repo, capture_output=True, text=True,
-                         check=True).stdout.strip()
-    (project / ".pre-commit-config.yaml").write_text(
-        f"repos:\n- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n  - id: cuda2hip-check\n    args: [--server]\n")
-    runtime = tmp_path / "runtime"
-    runtime.mkdir(mode=0o700)
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("CUDA2HIP_NO_SERVER", "PYTHONDONTWRITEBYTECODE", "PYTHONPATH")}
-    env.update(PRE_COMMIT_COLOR="never", PRE_COMMIT_HOME=str(tmp_path / "store"), CUDA2HIP_RUNTIME_DIR=str(runtime))
-
-    def commit_hook():
-        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--files", "kernel.cu"], cwd=project,
-                              capture_output=True, text=True, env=env, timeout=900)
-
-    first = commit_hook()
-    assert first.returncode == 1 and "kernel.cu:2:" in first.stdout, first.stdout + first.stderr
-    hook_cuda2hip = next((tmp_path / "store").glob("repo*/py_env-*/bin/cuda2hip"))
-
-    def status():
-        return subprocess.run([str(hook_cuda2hip), "server", "status"], cwd=project, capture_output=True,
-                              text=True, env=env)
-
-    try:
-        import time
-
-        deadline = time.monotonic() + 120
-        while status().returncode != 0 and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert " 0 checks served" in status().stdout
-        second = commit_hook()
-        def hook_output(res):  # without the first run's "[INFO] Installing environment ..."
-            return [line for line in res.stdout.splitlines() if not line.startswith("[INFO]")]
-
-        assert (second.returncode, hook_output(second)) == (first.returncode, hook_output(first))
-        assert " 1 checks served" in status().stdout
-    finally:
-        subprocess.run([str(hook_cuda2hip), "server", "stop"], cwd=project, capture_output=True, env=env)
+    odd = project / "--output=.."
+    odd.mkdir()
+    (odd / "x.cu").write_text(FINDINGS)
+    _git("add", "-A", cwd=project)
+    res = _try_repo(hook_repo, hook, project)
+    out = res.stdout + res.stderr
+    assert not (tmp_path / "x.cu").exists(), out
+    assert res.returncode == 1, out
+    if hook == "cuda2hip-check":
+        assert "--output=../x.cu:2:" in out and "kernel.cu:2:" in out, out
+    else:
+        assert (odd / "x.cu").read_text() == FIXED and (project / "kernel.cu").read_text() == FIXED, out

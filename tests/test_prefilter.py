@@ -53,7 +53,7 @@ def test_one_literal_groups_are_any_of():
 
 
 def test_rule_sets_with_the_same_requirements_share_one_index_and_keep_their_own_entries():
-    """A resident server's forks and a run's rule subsets build their filters again: the index
+    """Engines of one process and a run's rule subsets build their filters again: the index
     (tests and automaton) is reused, the entries returned are the asking filter's."""
     first = [SimpleNamespace(literals=("cudaMalloc",), alternatives=None),
              SimpleNamespace(literals=(), alternatives=(("warpSize",), ("__shfl", "x")))]

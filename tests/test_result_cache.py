@@ -139,7 +139,7 @@ def test_a_changed_rule_file_invalidates(tree, analysed, tmp_path):
 def test_a_corrupt_cache_only_costs_speed(tree, analysed, tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
-    from cuda2hip.run.cached import DB_NAME
+    from cuda2hip.cache.store import DB_NAME
 
     (cache / DB_NAME).write_bytes(b"this is not a database" * 100)
     first = _check()
@@ -219,7 +219,7 @@ def test_fixed_findings_from_a_worker_are_decoded_when_read():
                      line=1, column=i + 1, end_line=1, end_column=i + 5, message="m",
                      fix=Fix(Applicability.SAFE, (Edit(i, i + 4, "hip"),)), extra={"k": i})
              for i in range(20)]
-    head = decode_entry_head(encode_entry(Entry([], fixed, b"new")))
+    head = decode_entry_head(encode_entry(Entry([], fixed, b"new"), "a.cu"))
     assert head.migrated == b"new" and head.findings == []
     result = FileResult(path="a.cu", language="cuda")
     result.set_encoded_fixed(bytes(head.fixed))
@@ -278,12 +278,13 @@ def test_headers_left_out_are_judged_from_their_cached_fix_results(tree, analyse
 
 
 def test_the_caches_of_one_check_share_one_database_connection(tree, monkeypatch):
-    """A one-file check looks up its file in the check cache and its headers in the fix cache:
-    one connection serves both (each open costs a connect and its PRAGMAs), and none is left
-    open once the run ends. Both caches' results still land: a second run is served by them."""
+    """A one-file check looks up its file in the check cache and its headers in the fix cache,
+    and reads its rule data: one connection to the one store serves all (each open costs a
+    connect and its PRAGMAs). Both caches' results land: a second run is served by them."""
     import sqlite3
 
-    from cuda2hip.run import cached as result_cache, memo as run_scope
+    from cuda2hip.cache import store
+    from cuda2hip.run.cached import unseal
 
     (tree / "k.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\ninline void r(float* p) { cudaFree(p); }\n")
     (tree / "f0.cu").write_text('#include "k.cuh"\nvoid use(float* p) { r(p); }\n')
@@ -296,19 +297,17 @@ def test_the_caches_of_one_check_share_one_database_connection(tree, monkeypatch
         return db
 
     monkeypatch.setattr(sqlite3, "connect", counting_connect)
+    monkeypatch.setattr(store, "_STORE", None)
     settings = Settings(root=Path.cwd(), jobs=1)
     first = run(["tree/f0.cu"], settings, Mode.CHECK, Engine(settings))
-    assert len(opened) == 1
-    assert run_scope._RUN_DBS is None
-    with pytest.raises(sqlite3.ProgrammingError):  # closed by the run's end
-        opened[0].execute("SELECT 1")
     again = run(["tree/f0.cu"], settings, Mode.CHECK, Engine(settings))
+    assert len(opened) == 1
     assert [f.to_dict() for f in again.findings] == [f.to_dict() for f in first.findings]
     assert any(f.code == "HIP005" for f in again.findings)
-    db = real_connect(tree.parent / "cache" / result_cache.DB_NAME)
-    kinds = db.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+    db = real_connect(tree.parent / "cache" / store.DB_NAME)
+    results = sum(unseal(bytes(v)) is not None for (v,) in db.execute("SELECT value FROM store"))
     db.close()
-    assert kinds >= 2  # the file's check result and the header's fix result
+    assert results >= 2  # the file's check result and the header's fix result
 
 
 def test_a_check_reads_a_header_its_files_share_once(tree, monkeypatch):

@@ -67,6 +67,7 @@ class CodebaseResult:
     refix_changed: list[str] = field(default_factory=list)  # files a second fix changes
     findings: int = 0
     findings_by_code: dict[str, int] = field(default_factory=dict)
+    from_cache: int = 0  # hipcc results the compile cache had
 
     @property
     def predicted(self) -> int:
@@ -299,6 +300,7 @@ def build(validated: Validated, paths: Paths, toolchain, tool_src: Path, label: 
     hipcc = Compiler(codebase, paths, toolchain)
     log(f"[{codebase.name}] {release}: hipcc ({toolchain.describe()}): {len(todo)} units")
     compiled = _compile_all(jobs, [lambda u=u: hipcc.compile(tree_out, u) for u in todo])
+    result.from_cache = sum(res.cached for res in compiled)
 
     def in_tree(path: str) -> bool:
         return bool(path) and not os.path.isabs(path) and (tree_out / path).is_file() \

@@ -48,14 +48,13 @@ class ApiEntry(NamedTuple):
                    False, "")
 
 
-# Tables are cached as msgpack next to the rule cache, one file per table folder (a few ms instead
-# of ~20 ms for every table of a run: a pre-commit run pays that on each call), keyed by the
-# tables' content (content_keys.py), so also with --no-cache, which is about results. The cache
+# Tables are kept in the store as msgpack, one value per table folder (a few ms instead of ~20 ms
+# for every table of a run: a pre-commit run pays that on each call), keyed by the tables' content
+# (content_keys.py) and the code, so also with --no-cache, which is about results. The store
 # keeps each row as its own msgpack value, so that a run decodes only the rows of the names it
 # meets (`table_rows`, `as_entry`): decoding all ~9,000 rows costs ~11 ms, the names alone ~2 ms.
 # Each row is held as msgpack bytes (bin), which a read copies by length, where a msgspec.Raw
 # row made the decoder walk its values (~40% of reading the file).
-_TABLE_FORMAT = "4"
 
 
 @lru_cache(maxsize=None)
@@ -92,14 +91,17 @@ def _cached_tables(directory: str) -> "dict[str, tuple[list[bytes], list[str], l
     (`_table` reads them, and reports them, itself)."""
     import msgspec
 
-    cache = _tables_cache_file(directory)
-    if cache is None:
+    from ..cache import store
+
+    key = _tables_key(directory)
+    if key is None:
         return None
-    try:
-        return msgspec.msgpack.decode(
-            cache.read_bytes(), type=dict[str, tuple[list[bytes], list[str], list[bytes]]])
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        pass
+    stored = store.get(key)
+    if stored is not None:
+        try:
+            return msgspec.msgpack.decode(stored, type=dict[str, tuple[list[bytes], list[str], list[bytes]]])
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            pass
     bundle = {}
     for path in sorted(str(p) for p in Path(directory).glob("*.json")):
         try:
@@ -108,9 +110,7 @@ def _cached_tables(directory: str) -> "dict[str, tuple[list[bytes], list[str], l
             continue
         bundle[path] = (list(table), [e.hip for e in table.values() if e.hip],
                         [msgspec.msgpack.encode(e) for e in table.values()])
-    from ..rulebook.loader import write_cache_file
-
-    write_cache_file(cache, msgspec.msgpack.encode(bundle))
+    store.put(key, msgspec.msgpack.encode(bundle))
     return bundle  # rows as the cache holds them (undecoded until a name is met)
 
 
@@ -140,21 +140,20 @@ def _read_table(path: str) -> dict[bytes, ApiEntry]:
     return {name.encode(): make(ApiEntry, (name, *row)) for name, row in names.items()}
 
 
-def _tables_cache_file(directory: str) -> Path | None:
+def _tables_key(directory: str) -> bytes | None:
+    """The store's key of the tables of `directory`: their names and content (and the code)."""
     import os
 
+    from ..cache import store
     from ..cache.keys import fingerprint
-    from ..rulebook.loader import cache_dir
 
-    base = cache_dir()
-    if base is None:
+    if store.location() is None:
         return None
     try:
         names = sorted(e.path for e in os.scandir(directory) if e.name.endswith(".json"))
-        key = fingerprint(f"{_TABLE_FORMAT}\0{directory}\0{COLUMNS}\n", names)
+        return store.key("tables", fingerprint(f"{directory}\0{COLUMNS}\n", names))
     except OSError:
         return None
-    return base / f"tables-{key}.msgpack"
 
 
 def resolve_tables(rule_path: str, tables: list[str]) -> list[str]:
@@ -218,7 +217,9 @@ def written_by_migration(name: str) -> bool:
 
 
 @lru_cache(maxsize=1)
-def _successors() -> dict[str, tuple[tuple[int, ...], str]]:
+def successors() -> dict[str, tuple[str, str]]:
+    """Table target -> (the release from which another name replaces it, that name), from
+    rules/api/data/releases/successors.json (tools/generate_successor_data.py)."""
     from ..rulebook.loader import builtin_rules_dir
 
     path = Path(builtin_rules_dir()) / "api" / "data" / "releases" / "successors.json"
@@ -227,7 +228,12 @@ def _successors() -> dict[str, tuple[tuple[int, ...], str]]:
     import msgspec
 
     data = msgspec.json.decode(path.read_bytes())
-    return {old: (version_tuple(row[0]), row[1]) for old, row in data.get("successors", {}).items()}
+    return {old: (row[0], row[1]) for old, row in data.get("successors", {}).items()}
+
+
+@lru_cache(maxsize=1)
+def _successors() -> dict[str, tuple[tuple[int, ...], str]]:
+    return {old: (version_tuple(since), new) for old, (since, new) in successors().items()}
 
 
 def successor(name: str, target_rocm: tuple[int, ...] | None) -> str | None:

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import os
 import time
-from pathlib import Path
 
 from .digest import blake2b
 
 RACY_S = 2.0
-_MEMO_NAME = "content-hashes-v1.msgpack"
 # path -> (size, mtime_ns, ctime_ns, inode, digest): this process's memo, loaded once
 _memo: dict[str, tuple[int, int, int, int, bytes]] | None = None
 _memo_dirty = False
@@ -26,25 +24,28 @@ _used: set[str] = set()
 _MEMO_MAX = 2000  # entries; beyond, only the files of this process are kept (tests' temp rules)
 
 
-def _memo_file() -> Path | None:
-    from ..rulebook.loader import cache_dir
+def _memo_key() -> bytes | None:
+    from . import store
 
-    base = cache_dir()
-    return base / _MEMO_NAME if base is not None else None
+    return None if store.location() is None else store.key("content-hashes")
 
 
 def _load_memo() -> dict:
     global _memo
     if _memo is None:
         _memo = {}
-        path = _memo_file()
-        if path is not None:
+        key = _memo_key()
+        stored = None
+        if key is not None:
+            from . import store
+
+            stored = store.get(key)
+        if stored is not None:
             import msgspec
 
             try:
-                _memo = msgspec.msgpack.decode(
-                    path.read_bytes(), type=dict[str, tuple[int, int, int, int, bytes]])
-            except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+                _memo = msgspec.msgpack.decode(stored, type=dict[str, tuple[int, int, int, int, bytes]])
+            except (msgspec.DecodeError, msgspec.ValidationError):
                 _memo = {}
     return _memo
 
@@ -84,16 +85,28 @@ def fingerprint(prefix: str, paths: list[str]) -> str:
 
 
 def save_memo() -> None:
+    """Keep the memo in the store (written at the end of the run, store.flush)."""
     global _memo_dirty
     if not _memo_dirty:
         return
-    path = _memo_file()
+    key = _memo_key()
     _memo_dirty = False
-    if path is None:
+    if key is None:
         return
     import msgspec
 
-    from ..rulebook.loader import write_cache_file
+    from . import store
 
     memo = _memo if len(_memo) <= _MEMO_MAX else {p: e for p, e in _memo.items() if p in _used}
-    write_cache_file(path, msgspec.msgpack.encode(memo))
+    try:
+        store.put(key, msgspec.msgpack.encode(memo))
+    except UnicodeEncodeError:  # a rule file whose name is not UTF-8: hashed on each run instead
+        store.put(key, msgspec.msgpack.encode({p: e for p, e in memo.items() if p.isascii() or _utf8(p)}))
+
+
+def _utf8(path: str) -> bool:
+    try:
+        path.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False

@@ -45,12 +45,45 @@ def _fail(message: str):
     raise UsageFailure(message)
 
 
-def echo(text: str, nl: bool = True, err: bool = False) -> None:
+def echo(text: str | bytes, nl: bool = True, err: bool = False) -> None:
     """click.echo for the text this module prints (no styles to strip: colour is only used on a
-    terminal), without importing click."""
+    terminal), without importing click; bytes (a diff, a migrated file) go out as they are.
+    Output that cannot be written (a full disk, a closed pipe) ends the command: one error
+    line, exit 2."""
+    global _OUTPUT_FAILED
     stream = sys.stderr if err else sys.stdout
-    stream.write(text + "\n" if nl else text)
-    stream.flush()
+    if not isinstance(text, bytes):
+        text = (text + "\n" if nl else text).encode(stream.encoding or "utf-8", "backslashreplace")
+    elif nl:
+        text += b"\n"
+    try:
+        stream.flush()
+        out = getattr(stream, "buffer", None)
+        if out is None:  # a text stream only (a caller's StringIO)
+            stream.write(text.decode(getattr(stream, "encoding", None) or "utf-8", "replace"))
+            stream.flush()
+            return
+        # Bytes, in a loop: an unbuffered stream (PYTHONUNBUFFERED) may take part of them and
+        # report no error when its reader goes away (a closed pipe), and the text layer would
+        # drop the rest silently.
+        view = memoryview(text)
+        while view:
+            written = out.write(view)
+            if written is None:  # a non-blocking descriptor that is full: wait until it takes more
+                import select
+
+                select.select([], [out], [])
+                continue
+            view = view[written:]
+        out.flush()
+    except OSError as exc:
+        _OUTPUT_FAILED = True
+        raise UsageFailure(f"cannot write to standard {'error' if err else 'output'}: {exc.strerror or exc}") from None
+
+
+# Set once writing to the terminal (or the pipe, or the file it is redirected to) failed: the
+# error is said once and nothing more is written there.
+_OUTPUT_FAILED = False
 
 
 def _settings(opts: dict, cwd: Path | None = None):
@@ -126,6 +159,13 @@ def _check_output_path(path: Path | None, option: str) -> None:
     target = Path(os.path.abspath(path))
     if target.is_dir():
         _fail(f"{option} {path}: is a directory")
+    from ..fix.writeback import report_target
+
+    target, special = report_target(target)
+    if special:  # a device or a FIFO: written into as it is
+        if not os.access(target, os.W_OK):
+            _fail(f"{option} {path}: not writable")
+        return
     parent = target.parent
     if not parent.exists():
         cwd = Path.cwd()
@@ -187,10 +227,17 @@ def _run_tree(src, output_dir, rename, settings, engine, quiet=False):
 INTERRUPTED = "cuda2hip: interrupted; every file written is complete, the others are untouched"
 
 
-def interrupted():
-    """End a command a Ctrl-C stopped (the writes are atomic: what the message says holds at any point)."""
-    echo(INTERRUPTED, err=True)
-    sys.exit(EXIT_INTERRUPTED)
+def interrupted(exc: KeyboardInterrupt | None = None):
+    """End a command a Ctrl-C (or SIGTERM, SIGHUP: signals.py) stopped, with the shell's status
+    for the signal (the writes are atomic: what the message says holds at any point)."""
+    from ..system.signals import signal_of
+
+    signum = signal_of(exc) if exc is not None else 2
+    if signum == 2:
+        echo(INTERRUPTED, err=True)
+    else:
+        echo(INTERRUPTED.replace("interrupted", f"terminated by {exc}"), err=True)
+    sys.exit(128 + signum)
 
 
 def _exit_code(run, settings, view: dict | None = None) -> int:
@@ -231,10 +278,10 @@ def _emit(fmt: str, run, settings, engine, output: Path | None = None, err: bool
                         extra=extra or {})
     text = render(fmt, run, ctx)
     if output is not None:
-        from ..fix.writeback import atomic_write
+        from ..fix.writeback import write_report
 
         try:
-            atomic_write(output, text.encode("utf-8"))
+            write_report(output, text.encode("utf-8", "backslashreplace"))
         except OSError as exc:  # checked before the run, so only e.g. a full disk gets here
             _fail(f"cannot write the report to {output}: {exc.strerror or exc}")
     else:
@@ -253,9 +300,8 @@ def _report(fmt: str, run, settings, engine, output: Path | None, statistics: bo
         _emit(fmt, run, settings, engine, output, err, view=view)
 
 
-def check(paths, fmt, output, statistics, baseline, write_baseline, server=False, **opts):
+def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
     """Report findings in PATHS (files or directories; default: the current directory)."""
-    # `server` (here and in fix): handled before this point, by the `cuda2hip` command (launch.py).
     from ..pipeline import Mode
 
     if fmt not in _formats():
@@ -289,8 +335,7 @@ def check(paths, fmt, output, statistics, baseline, write_baseline, server=False
     sys.exit(_exit_code(run, settings, view))
 
 
-def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics,
-        server=False, **opts):
+def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics, **opts):
     """Apply fixes to PATHS in place (safe ones; unsafe ones with --unsafe-fixes), then report
     what remains. With --output-dir OUT SRC, write the migrated tree to OUT instead."""
     from ..pipeline import Mode
@@ -330,9 +375,7 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
         named = Path(paths[0]).resolve()
         result = next((r for r in run.files if Path(r.path).resolve() == named), None)
         if result is not None and result.error is None:
-            data = result.migrated if result.changed else Path(paths[0]).read_bytes()
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
+            echo(result.migrated if result.changed else Path(paths[0]).read_bytes(), nl=False)
         _emit("concise" if fmt == "text" else fmt, run, settings, engine, output, err=output is None, view=view)
         sys.exit(_exit_code(run, settings, view))
     if diff:
@@ -340,8 +383,7 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
 
         # Bytes, as `fix` would write them (any encoding, any line-break style).
         text = b"".join(unified_diff_bytes(r.path, r.original, r.migrated) for r in run.files if r.changed)
-        sys.stdout.buffer.write(text)
-        sys.stdout.flush()
+        echo(text, nl=False)
         _report("concise" if fmt == "text" else fmt, run, settings, engine, output, statistics, err=output is None,
                 view=view)
         code = _exit_code(run, settings, view)
@@ -359,6 +401,10 @@ def main(args: list[str] | None = None) -> None:
     `check` / `fix` call is parsed from the option table; anything else (other commands, help,
     usage errors) goes through click."""
     argv = sys.argv[1:] if args is None else list(args)
+    if args is None:  # the command's own process (not a test calling main)
+        from ..system.signals import install
+
+        install()
     from .options import parse
 
     try:
@@ -371,43 +417,59 @@ def main(args: list[str] | None = None) -> None:
             command, paths, values = parsed
             COMMANDS[command](paths, **values)
     except UsageFailure as exc:
-        echo(f"cuda2hip: error: {exc}", err=True)
+        try:
+            echo(f"cuda2hip: error: {exc}", err=True)
+        except UsageFailure:  # standard error is gone too
+            pass
         sys.exit(exc.exit_code)
     sys.exit(EXIT_OK)
 
 
-def entry(before_exit=None, on_start=None) -> None:
+def entry() -> None:
     """The `cuda2hip` command: `main`, then exit without tearing the interpreter down. Freeing
     the name tables and syntax trees at exit costs ~10 ms, which pre-commit pays on every call;
     all output is flushed, files are closed and written atomically before this point.
-    A Ctrl-C at any point of `main` ends it with EXIT_INTERRUPTED and says so. `on_start()` runs
-    first, where a Ctrl-C is reported so (a resident server's fork lets SIGINT in there), and
-    `before_exit(code)` last (that fork reports its status with it)."""
+    A Ctrl-C at any point of `main` ends it with EXIT_INTERRUPTED and says so."""
     import os
 
     try:
-        if on_start is not None:
-            on_start()
         main()
         code = EXIT_OK
-    except KeyboardInterrupt:
-        echo(INTERRUPTED, err=True)
-        code = EXIT_INTERRUPTED
+    except KeyboardInterrupt as exc:
+        try:
+            interrupted(exc)
+        except SystemExit as done:
+            code = done.code
+        except UsageFailure:  # standard error is gone
+            code = EXIT_INTERRUPTED
     except SystemExit as exc:
         if exc.code is None or isinstance(exc.code, int):
             code = exc.code or 0
         else:
             echo(str(exc.code), err=True)
             code = 1
+    try:  # what a command that made no run (rules, explain) put in the store
+        from ..cache import store
+
+        store.flush()
+    except KeyboardInterrupt:
+        pass
     for stream in (sys.stdout, sys.stderr):
+        if _OUTPUT_FAILED:
+            break  # said once; what is left in the buffers cannot be written either
         try:
             stream.flush()
-        except (OSError, ValueError):  # a closed pipe (`| head`), a closed stream
-            pass
+        except (OSError, ValueError) as exc:  # a closed pipe (`| head`), a closed stream
+            if stream is sys.stdout:
+                try:
+                    sys.stderr.write(f"cuda2hip: error: cannot write to standard output: "
+                                     f"{getattr(exc, 'strerror', None) or exc}\n")
+                    sys.stderr.flush()
+                except (OSError, ValueError):
+                    pass
+                code = EXIT_ERROR
         except KeyboardInterrupt:  # while the output drains into a slow pipe: it is all written
             code = EXIT_INTERRUPTED
-    if before_exit is not None:
-        before_exit(code)
     os._exit(code)
 
 

@@ -66,8 +66,8 @@ def group() -> None:
 def check(paths, **values):
     try:  # (click would end a Ctrl-C with "Aborted!" and exit status 1)
         check_files(paths, **values)
-    except KeyboardInterrupt:
-        interrupted()
+    except KeyboardInterrupt as exc:
+        interrupted(exc)
 
 
 @group.command("fix", help=fix_files.__doc__)
@@ -76,8 +76,8 @@ def check(paths, **values):
 def fix(paths, **values):
     try:  # (click would end a Ctrl-C with "Aborted!" and exit status 1)
         fix_files(paths, **values)
-    except KeyboardInterrupt:
-        interrupted()
+    except KeyboardInterrupt as exc:
+        interrupted(exc)
 
 
 @group.command()
@@ -203,12 +203,9 @@ def lsp(baseline, **opts):
     """Serve findings, fixes and rule docs to an editor over the Language Server Protocol (on
     stdin/stdout; the editor starts and ends it). Each file gets the settings `check` would use
     for it: the nearest configuration file, and the options given here. See docs/editors.md."""
-    import os
-
     from .commands import UsageFailure
 
-    # Nothing is imported from the working directory (the editor's workspace).
-    sys.path[:] = [p for p in sys.path if p not in ("", ".") and os.path.abspath(p) != os.getcwd()]
+    # (Nothing is imported from the working directory, the editor's workspace: launch.py.)
     fixed = bool(opts.get("config_path") or opts.get("isolated"))
     # A bad option (--target-rocm 6.x) ends the command; a configuration file's errors are
     # shown on the files it configures, which the server goes on serving.
@@ -224,57 +221,3 @@ def lsp(baseline, **opts):
 
     serve(settings_for, fixed=fixed, baseline=baseline)
 
-
-@group.group()
-def server() -> None:
-    """The resident server: a background process that has loaded cuda2hip and its rules once and
-    runs each `cuda2hip check` and `fix` of this installation in a fork of itself (same output,
-    exit status, files and caches as a run on its own; ~100 ms less start-up per call, which
-    pre-commit pays on every commit). `check --server` starts one too. See
-    docs/resident-server.md."""
-
-
-@server.command("start")
-@click.option("--idle-minutes", type=click.FloatRange(min=0, min_open=True), default=30, show_default=True,
-              help="Stop after this long without a check.")
-def server_start(idle_minutes):
-    """Start the server of this installation (if none runs) and wait until it listens."""
-    from ..resident.control import start
-
-    ok, message = start(idle_minutes)
-    click.echo(f"cuda2hip: {message}", err=not ok)
-    sys.exit(EXIT_OK if ok else 2)
-
-
-@server.command("stop")
-def server_stop():
-    """Stop the server of this installation; the checks it runs finish first."""
-    from ..resident.control import stop
-
-    got = stop()
-    if got is None:
-        click.echo("cuda2hip: no server runs for this installation")
-    else:
-        click.echo(f"cuda2hip: stopping the server (pid {got['pid']}, {got['served']} checks served)")
-    sys.exit(EXIT_OK)
-
-
-@server.command("status")
-def server_status():
-    """Say whether a server runs for this installation (exit 0) or not (exit 1)."""
-    import time
-
-    from ..resident.control import status
-
-    got, where = status()
-    if got is None:
-        click.echo(f"no server runs for this installation ({where})")
-        sys.exit(EXIT_FINDINGS)
-    up = time.time() - got["started"]
-    # the fork made ahead for the next check: "ready" once primed (~0.2 s after the last check)
-    spare = {"ready": "next fork ready", "priming": "next fork priming"}.get(got.get("spare"), "no fork made ahead")
-    click.echo(f"server pid {got['pid']}: up {up / 60:.1f} min, {got['served']} checks served "
-               f"({got['from_spare']} by a fork made ahead), {got['running']} running, {spare}, "
-               f"stops after {got['idle_seconds'] / 60:g} idle min\n"
-               f"socket: {got['socket']}\npython: {got['python']}\ncode: {', '.join(got['code'])}")
-    sys.exit(EXIT_OK)

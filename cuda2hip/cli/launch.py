@@ -1,24 +1,32 @@
-"""The `cuda2hip` command. A `check` or `fix` goes to the resident server of this installation when one
-runs (resident/); everything else, and a check no server takes, runs in this process (cli.py).
-Imports nothing else before it knows which."""
+"""The `cuda2hip` command (the console script, and `python -m cuda2hip`).
+
+cuda2hip never imports code from the directory it runs in or from the tree it checks: before
+anything else is imported, the working directory leaves the import path. `python -m` and
+`python -c` put it first ('' or its full path), and relative entries (PYTHONPATH=.) name it
+too; a repository's `shutil.py` or `click.py` would otherwise be imported in place of the
+library. (A `cuda2hip/` package in the working directory is found by `python -m cuda2hip`
+before this code runs: hence `python -P -m cuda2hip`, or the console script, see SECURITY.md.)
+"""
 
 import os
 import sys
 
 
 def entry() -> None:
-    argv = sys.argv[1:]
-    if argv and argv[0] in ("check", "fix"):  # resident.SERVED_COMMANDS, without importing it
-        from ..resident.client import serve
+    drop_working_directory()
+    if sys.argv[1:2] != ["lsp"]:
+        # msgspec imports typing_extensions when it can, for what Python 3.11's typing has: with
+        # it, the inspect module and more (~6 ms of every start-up, which pre-commit pays on
+        # each commit). Only the language server's libraries need it.
+        sys.modules.setdefault("typing_extensions", None)
+    from .commands import entry as run
 
-        try:
-            code = serve(argv)
-        except KeyboardInterrupt:  # a Ctrl-C held while the server had not taken the check yet
-            sys.stderr.write("cuda2hip: interrupted; every file written is complete, the others are untouched\n")
-            sys.stderr.flush()
-            os._exit(130)  # cli.INTERRUPTED, cli.EXIT_INTERRUPTED (without importing cli)
-        if code is not None:
-            os._exit(code)
-    from .commands import entry as run_here
+    run()
 
-    run_here()
+
+def drop_working_directory() -> None:
+    try:
+        cwd = os.path.realpath(os.getcwd())
+    except OSError:  # the working directory was removed: nothing can be imported from it
+        cwd = None
+    sys.path[:] = [p for p in sys.path if p and os.path.isabs(p) and os.path.realpath(p) != cwd]

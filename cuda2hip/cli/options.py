@@ -98,10 +98,6 @@ OUTPUT = (
            help="Exit 0 even when findings remain (errors still exit 2)."),
 )
 
-SERVER = Option(("--server",), "server", "flag",
-                help="Start the resident server in the background when none runs, for the next "
-                     "calls (see `cuda2hip server --help`); a running one is used with or without it.")
-
 CHECK = (
     Option(("--format",), "fmt", "text", default="text", show_default=True,
            help="Output format: " + ", ".join(CORE_FORMATS) + " (see docs/reports.md)."),
@@ -111,7 +107,7 @@ CHECK = (
            help="Report only findings that this baseline file does not list."),
     Option(("--write-baseline",), "write_baseline", "path", dir_okay=False,
            help="Record the current findings in this baseline file and exit 0."),
-) + OUTPUT + (SERVER,) + COMMON
+) + OUTPUT + COMMON
 
 FIX = (
     Option(("--unsafe-fixes",), "unsafe_fixes", "flag", help="Also apply fixes marked unsafe."),
@@ -129,7 +125,7 @@ FIX = (
     Option(("--rename",), "rename", "flag",
            help="Rename CUDA sources (.cu -> .hip) and update the includes that name them (one directory)."),
     STATISTICS,
-) + OUTPUT + (SERVER,) + COMMON
+) + OUTPUT + COMMON
 
 # `lsp`: the options that decide what `check` reports for a file, and its baseline.
 LSP = tuple(o for o in CHECK if o.dest == "baseline") + tuple(o for o in COMMON if o.dest not in (

@@ -43,8 +43,7 @@ Spec = tuple[tuple[str, ...], "tuple[tuple[str, ...], ...] | None"]  # (literals
 
 class _Index:
     """The tests of one list of rule requirements, with the automaton of their words: shared by
-    every rule set with the same requirements (`_index`), since building it costs ~3 ms, a good
-    part of a one-file check through the resident server."""
+    every rule set with the same requirements (`_index`), since building it costs ~3 ms."""
 
     def __init__(self, specs: tuple[Spec, ...]):
         literals = sorted({lit for lits, _ in specs for lit in lits}

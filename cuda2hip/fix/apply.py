@@ -136,6 +136,7 @@ def _changes(placed, realigned) -> list[Change]:
 
 
 _CONTINUATION = re.compile(rb"^(?P<body>.*?[^ \t])?(?P<pad>[ \t]{2,})\\(?P<eol>\r?\n?)$")
+_NEWLINE = re.compile(rb"\n")
 
 
 def _line_bounds(data: bytes, offset: int) -> tuple[int, int]:
@@ -152,10 +153,21 @@ def _realign_continuations(old: bytes, new: bytes, placed, realigned: list | Non
     if b"\\" not in old or not placed:
         return new
     targets: dict[int, tuple[int, int]] = {}  # new line start -> (new line end, backslash column)
+    breaks = [m.start() for m in _NEWLINE.finditer(old)]  # (a line looked up per edit: linear)
+    seen: set[int] = set()
     for e, new_start, new_end in placed:
         if b"\n" in old[e.start:e.end] or b"\n" in new[new_start:new_end]:
             continue
-        o_start, o_end = _line_bounds(old, e.start)
+        i = bisect.bisect_left(breaks, e.start)
+        o_start = breaks[i - 1] + 1 if i > 0 else 0
+        o_end = breaks[i] + 1 if i < len(breaks) else len(old)
+        if o_start in seen:
+            continue  # another edit of the same line: the same target
+        seen.add(o_start)
+        last = o_end - (old[o_end - 1:o_end] == b"\n")
+        last -= old[last - 1:last] == b"\r"
+        if old[last - 1:last] != b"\\":
+            continue  # no continuation: the common case, decided without reading the line
         m = _CONTINUATION.match(old[o_start:o_end])
         if m is None or b"\t" in old[o_start:o_start + m.end("pad")]:
             # With tabs the column depends on the reader's tab width: the padding the line

@@ -43,6 +43,7 @@ class FixOutcome(Struct):
     converged: bool = True
     history: list[Pass] = field(default_factory=list)  # the passes that changed the text, in order
     pass_sizes: list[int] = field(default_factory=list)  # fixes each pass applied (of `fixed`)
+    initial: list[Finding] = field(default_factory=list)  # the findings of the text given
 
     @property
     def changed(self) -> bool:
@@ -65,6 +66,7 @@ def fix_source(
     """`lint(source)` returns an object with `.findings` and `.parse_errors`."""
     current = source
     result = lint(current)
+    initial = result.findings
     fixed: list[Finding] = []
     rejected: list[Rejected] = []
     history: list[Pass] = []
@@ -77,7 +79,8 @@ def fix_source(
             and f.fix.edits and _key(f, current.data) not in banned
         ]
         if not candidates:
-            return FixOutcome(current, result.findings, fixed, rejected, n - 1, history=history, pass_sizes=sizes)
+            return FixOutcome(current, result.findings, fixed, rejected, n - 1, history=history, pass_sizes=sizes,
+                              initial=initial)
         by_fix = {id(f.fix): f for f in candidates}
         chosen = choose_fixes([f.fix for f in candidates])
         new_source, changes = _edited(current, result, chosen)
@@ -97,11 +100,12 @@ def fix_source(
         fixed.extend(applied)
         sizes.append(len(chosen))
         if new_source.data == current.data:
-            return FixOutcome(current, new_result.findings, fixed, rejected, n, history=history, pass_sizes=sizes)
+            return FixOutcome(current, new_result.findings, fixed, rejected, n, history=history, pass_sizes=sizes,
+                              initial=initial)
         history.append(Pass(current.data, applied, changes))
         current, result = new_source, new_result
     return FixOutcome(current, result.findings, fixed, rejected, max_passes, converged=False, history=history,
-                      pass_sizes=sizes)
+                      pass_sizes=sizes, initial=initial)
 
 
 def _edited(source: SourceText, result, fixes: list[Fix]) -> tuple[SourceText, list[Change]]:

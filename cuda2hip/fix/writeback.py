@@ -5,11 +5,14 @@ and no temporary file; the file's permission bits are kept. `durable` adds an fs
 rename, so that a crash of the machine cannot leave an empty file either: used for files
 rewritten in place (the user's only copy), not for a regenerable output tree.
 
-Rewriting a user's file in place (`rewrite`) also keeps its owner and group (root can give the
-new file any owner; another user can give it only their own, so a file they cannot give its
-owner back is refused), refuses files with several hard links (replacing one name would leave
-the others with the old content), and, just before the rename, checks that the file still holds
-what was read: an edit saved meanwhile is never overwritten.
+Rewriting a user's file in place (`rewrite`) works where the walk found it (nofollow.py: its
+folder opened from the root down without following a link, the temporary file made, checked and
+renamed through that folder's descriptor), keeps its owner and group (root can give the new file
+any owner; another user can give it only their own, so a file they cannot give its owner back is
+refused), its extended attributes and POSIX ACLs (the ACL mask with them), refuses files with
+several hard links (replacing one name would leave the others with the old content), and, just
+before the rename, checks that the file still holds what was read: an edit saved meanwhile is
+never overwritten.
 
 A process killed by SIGKILL cannot clean up: its temporary file stays. The name says whose it is
 (`.NAME.<host>-<pid>.XXXXXXXX.cuda2hip-tmp`), so a later run (`remove_stale_temps`) removes
@@ -19,17 +22,15 @@ is removed once it is a day old. Tree walks never pick them up (discover.py).
 
 from __future__ import annotations
 
+import errno
 import os
-import signal
 import stat
-import threading
-from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from ..system import nofollow
+from ..system.signals import held_back
 from .tempnames import TEMP_SUFFIX, is_temp_name
-
-# tempfile and shutil are imported when a file is written: a check never pays for them.
 
 # A temporary file that cannot be attributed to a process of this machine is this old at least
 # before a run removes it (a run's own live only as long as one write).
@@ -47,61 +48,185 @@ class WriteRefused(Exception):
 CHANGED_MEANWHILE = "changed on disk while cuda2hip worked on it; left untouched (run it again)"
 
 
-@contextmanager
-def _uninterrupted():
-    """Hold back Ctrl-C (SIGINT) while a file is being replaced: between creating the temporary
-    file and entering the clean-up code there is no moment where an interrupt could leave it
-    behind. The interrupt is raised as soon as the write is done."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def atomic_write(path: str | os.PathLike, payload: bytes, *, mode: int | None = None,
                  durable: bool = True) -> None:
-    with _uninterrupted():
+    with held_back():
         _atomic_write(Path(path), payload, mode, durable)
 
 
-def rewrite(path: str | os.PathLike, payload: bytes, original: bytes, *,
-            rename_to: str | os.PathLike | None = None) -> None:
-    """Replace the user's file `path`, which held `original` when it was read, by `payload`
-    (durable, owner, group and mode kept). With `rename_to`, the new content goes there (which
-    must not exist) and `path` is removed. WriteRefused when the file has other hard links, has
-    changed since it was read, or its owner cannot be kept; OSError when it cannot be written."""
-    path = Path(path)
-    with _uninterrupted():
+def report_target(path: str | os.PathLike) -> tuple[Path, bool]:
+    """Where a report the user named goes: (the file, whether it is a device or a FIFO, which
+    are written into, never replaced). A link to a file names that file."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return Path(path), False
+    if not stat.S_ISREG(st.st_mode):
+        return Path(path), True
+    return Path(os.path.realpath(path)), False
+
+
+def write_report(path: str | os.PathLike, payload: bytes) -> None:
+    """Write a report to the file the user named: a regular file atomically (never half a
+    report), a device or a FIFO (`-o /dev/stdout`, a pipe a reader waits on) as it is."""
+    target, special = report_target(path)
+    if not special:
+        atomic_write(target, payload)
+        return
+    with open(target, "wb") as fh:
+        fh.write(payload)
+
+
+def rewrite(real: str | os.PathLike, payload: bytes, original: bytes, *, rename_to: str | None = None) -> None:
+    """Replace the user's file at `real` (absolute, without links: where the walk found it),
+    which held `original` when it was read, by `payload` (durable; owner, group, mode, extended
+    attributes and ACLs kept). With `rename_to` (a name in the same folder), the new content goes
+    there (which must not exist) and the file is removed. WriteRefused when a link now stands on
+    its path, when the file has other hard links, has changed since it was read, or its owner or
+    attributes cannot be kept; OSError when it cannot be written."""
+    real = os.fspath(real)
+    with held_back():
         try:
-            st = os.stat(path)
+            folder, fd = nofollow.open_file(real)
         except FileNotFoundError:
             raise WriteRefused("no such file (removed while cuda2hip worked on it); not recreated") from None
-        if st.st_nlink > 1:
-            raise WriteRefused(f"has {st.st_nlink} hard links: replacing this name would leave the "
-                               "others with the old content; left untouched (migrate a copy, or "
-                               "break the links first)")
-
-        def unchanged() -> None:
-            # Right before the rename: the same file (inode, size, time) with the same content.
-            now = os.stat(path)
-            if (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != \
-                    (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) or _content(path) != original:
+        except nofollow.Refused as exc:
+            raise WriteRefused(exc.reason) from None
+        try:
+            try:
+                data, st = nofollow.read_open(fd)
+            except nofollow.Refused as exc:
+                raise WriteRefused(exc.reason) from None
+            if st.st_nlink > 1:
+                raise WriteRefused(f"has {st.st_nlink} hard links: replacing this name would leave the "
+                                   "others with the old content; left untouched (migrate a copy, or "
+                                   "break the links first)")
+            if data != original:
                 raise WriteRefused(CHANGED_MEANWHILE)
+            name = os.path.basename(real)
 
-        target = Path(rename_to) if rename_to is not None else path
-        _atomic_write(target, payload, stat.S_IMODE(st.st_mode), True, owner=(st.st_uid, st.st_gid),
-                      before=unchanged, no_clobber=rename_to is not None)
-        if rename_to is not None:
-            os.unlink(path)
+            def unchanged() -> None:
+                # Right before the rename: the same file (inode, size, time) under its name.
+                try:
+                    now = os.stat(name, dir_fd=folder, follow_symlinks=False) if folder >= 0 else os.lstat(real)
+                except FileNotFoundError:
+                    raise WriteRefused(CHANGED_MEANWHILE) from None
+                if (now.st_dev, now.st_ino, now.st_size, now.st_mtime_ns) != \
+                        (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns):
+                    raise WriteRefused(CHANGED_MEANWHILE)
+
+            _replace_in(folder, os.path.dirname(real), name, payload, stat.S_IMODE(st.st_mode), True,
+                        owner=(st.st_uid, st.st_gid), attributes_of=fd, before=unchanged, new_name=rename_to)
+        finally:
+            os.close(fd)
+            if folder >= 0:
+                os.close(folder)
 
 
-def _content(path: Path) -> bytes:
-    with open(path, "rb") as fh:
-        return fh.read()
+def write_found(real: str | os.PathLike, payload: bytes, *, mode: int, durable: bool = False,
+                times: tuple[int, int] | None = None, attributes_of: int | None = None) -> None:
+    """Write the file `real` (absolute, without links: in an output tree cuda2hip made) through
+    its folder's descriptor, atomically; `times` (atime, mtime in ns) and the extended
+    attributes of the open file `attributes_of` given to it (a copy)."""
+    real = os.fspath(real)
+    with held_back():
+        folder = nofollow.open_folder(os.path.dirname(real)) if nofollow.SUPPORTED else -1
+        try:
+            _replace_in(folder, os.path.dirname(real), os.path.basename(real), payload, mode, durable,
+                        times=times, attributes_of=attributes_of)
+        except nofollow.Refused as exc:
+            raise WriteRefused(exc.reason) from None
+        finally:
+            if folder >= 0:
+                os.close(folder)
+
+
+def _replace_in(folder: int, where: str, name: str, payload: bytes, mode: int, durable: bool, *,
+                owner: tuple[int, int] | None = None, attributes_of: int | None = None, before=None,
+                new_name: str | None = None, times: tuple[int, int] | None = None) -> None:
+    """Write `payload` to a temporary file in the folder `folder` (a descriptor; -1: the path
+    `where`), give it `mode` (and `owner`, the attributes of `attributes_of`, `times`), run
+    `before()`, then rename it over `name` (or, with `new_name`, link it there and remove
+    `name`). Never leaves the temporary file behind."""
+    def at(n: str) -> dict:
+        return {"dir_fd": folder} if folder >= 0 else {}
+
+    def path(n: str) -> str:
+        return n if folder >= 0 else os.path.join(where, n)
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = f"{temp_prefix(name)}{os.urandom(6).hex()}{TEMP_SUFFIX}"
+        try:
+            fd = os.open(path(tmp), flags, 0o600, **at(tmp))
+            break
+        except FileExistsError:
+            continue
+    try:
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view):]
+            if durable:
+                os.fsync(fd)
+            if owner is not None:
+                _keep_owner(fd, owner)
+            if attributes_of is not None:
+                _keep_attributes(attributes_of, fd)
+            os.fchmod(fd, mode)  # after fchown, which may clear set-id bits, and after the ACLs
+            if times is not None:
+                os.utime(fd, ns=times)
+        finally:
+            os.close(fd)
+        if before is not None:
+            before()
+        if new_name is not None:
+            # fails if the name was taken meanwhile (a rename never overwrites)
+            os.link(path(tmp), path(new_name), src_dir_fd=at(tmp).get("dir_fd"),
+                    dst_dir_fd=at(new_name).get("dir_fd"), follow_symlinks=False)
+            _discard(path(tmp), **at(tmp))
+            os.unlink(path(name), **at(name))
+        else:
+            os.rename(path(tmp), path(name), src_dir_fd=at(tmp).get("dir_fd"), dst_dir_fd=at(name).get("dir_fd"))
+    except BaseException:
+        # KeyboardInterrupt (and signals.Terminated) included: never leave the temporary file behind.
+        _discard(path(tmp), **at(tmp))
+        raise
+
+
+# ACLs a new file may inherit from its folder's default ACL: removed when the original has none.
+_ACLS = ("system.posix_acl_access", "system.posix_acl_default")
+
+
+def _keep_attributes(source: int, target: int) -> None:
+    """Give the open file `target` the extended attributes of `source` (POSIX ACLs are the
+    attributes system.posix_acl_*; the ACL mask is part of them), or refuse the write."""
+    if not hasattr(os, "listxattr"):
+        return
+    try:
+        names = os.listxattr(source)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, getattr(errno, "EOPNOTSUPP", errno.ENOTSUP), errno.ENOSYS):
+            return  # a file system without extended attributes: nothing to keep
+        raise
+    for name in names:
+        value = os.getxattr(source, name)
+        try:
+            os.setxattr(target, name, value)
+        except OSError as exc:
+            try:  # e.g. an SELinux label the new file already has: nothing lost
+                same = os.getxattr(target, name) == value
+            except OSError:
+                same = False
+            if not same:
+                raise WriteRefused(f"its extended attribute {name} could not be kept "
+                                   f"({exc.strerror or exc}); left untouched") from None
+    try:
+        inherited = [n for n in os.listxattr(target) if n in _ACLS and n not in names]
+    except OSError:
+        inherited = []
+    for name in inherited:
+        os.removexattr(target, name)
 
 
 def temp_prefix(name: str) -> str:
@@ -109,37 +234,14 @@ def temp_prefix(name: str) -> str:
     return f".{name}.{_host_tag()}-{os.getpid()}."
 
 
-def _atomic_write(target: Path, payload: bytes, mode: int | None, durable: bool, *,
-                  owner: tuple[int, int] | None = None, before=None, no_clobber: bool = False) -> None:
+def _atomic_write(target: Path, payload: bytes, mode: int | None, durable: bool) -> None:
     if mode is None:
         try:
             mode = stat.S_IMODE(target.stat().st_mode)
         except FileNotFoundError:
             mode = 0o644 & ~_umask()
-    import tempfile
-
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=temp_prefix(target.name), suffix=TEMP_SUFFIX)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-            if owner is not None:
-                _keep_owner(fh.fileno(), owner)
-            os.fchmod(fh.fileno(), mode)  # after fchown, which may clear set-id bits
-        if before is not None:
-            before()
-        if no_clobber:
-            os.link(tmp, target)  # fails if the name was taken meanwhile (a rename never overwrites)
-            _discard(tmp)
-        else:
-            os.replace(tmp, target)
-    except BaseException:
-        # KeyboardInterrupt included: never leave the temporary file behind.
-        _discard(tmp)
-        raise
+    _replace_in(-1, str(target.parent), target.name, payload, mode, durable)
 
 
 def _keep_owner(fd: int, owner: tuple[int, int]) -> None:
@@ -153,33 +255,25 @@ def _keep_owner(fd: int, owner: tuple[int, int]) -> None:
                            "keep that owner and group; left untouched (run as the owner or as root)") from None
 
 
-def atomic_copy(source: str | os.PathLike, target: str | os.PathLike) -> None:
-    """Copy a file (content, permission bits, times) the same all-or-nothing way."""
-    with _uninterrupted():
-        _atomic_copy(source, target)
-
-
-def _atomic_copy(source: str | os.PathLike, target: str | os.PathLike) -> None:
-    import shutil
-    import tempfile
-
-    target = Path(target)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=temp_prefix(target.name), suffix=TEMP_SUFFIX)
-    os.close(fd)
+def atomic_copy(source_real: str | os.PathLike, target_real: str | os.PathLike) -> None:
+    """Copy a file found by a walk (content, permission bits, times, extended attributes) to
+    `target_real` in an output tree, the same all-or-nothing way, following no link."""
+    folder, fd = nofollow.open_file(os.fspath(source_real))
     try:
-        shutil.copyfile(source, tmp, follow_symlinks=False)
-        shutil.copystat(source, tmp, follow_symlinks=False)
-        os.replace(tmp, target)
-    except BaseException:
-        _discard(tmp)
-        raise
+        data, st = nofollow.read_open(fd)
+        write_found(target_real, data, mode=stat.S_IMODE(st.st_mode), times=(st.st_atime_ns, st.st_mtime_ns),
+                    attributes_of=fd)
+    finally:
+        os.close(fd)
+        if folder >= 0:
+            os.close(folder)
 
 
 def atomic_symlink(link_text: str, target: str | os.PathLike) -> None:
     """Create (or replace) the symlink `target` -> `link_text`; the link is never followed."""
     target = Path(target)
     tmp = target.parent / f"{temp_prefix(target.name)}link{TEMP_SUFFIX}"
-    with _uninterrupted():
+    with held_back():
         _discard(str(tmp))
         os.symlink(link_text, tmp)
         try:
@@ -189,9 +283,9 @@ def atomic_symlink(link_text: str, target: str | os.PathLike) -> None:
             raise
 
 
-def _discard(tmp: str) -> None:
+def _discard(tmp: str, dir_fd: int | None = None) -> None:
     try:
-        os.unlink(tmp)
+        os.unlink(tmp, dir_fd=dir_fd)
     except FileNotFoundError:
         pass
 

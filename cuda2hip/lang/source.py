@@ -131,6 +131,7 @@ class SourceText(Struct, dict=True):
     # incremental re-parse (parse.parse_source).
     _line_starts = None
     _ascii = None
+    _lines = None  # line number -> its text (line_text), for reports that show a line often
     edited_from = None
 
     @classmethod
@@ -212,12 +213,18 @@ class SourceText(Struct, dict=True):
 
     def line_text(self, line: int) -> str:
         """The text of a 1-based line without its line break."""
-        starts = self.line_starts
-        if line < 1 or line > len(starts):
-            return ""
-        start = starts[line - 1]
-        end = starts[line] if line < len(starts) else len(self.data)
-        return self.data[start:end].decode("utf-8", errors="replace").rstrip("\r\n")
+        lines = self._lines
+        if lines is None:
+            lines = self._lines = {}
+        got = lines.get(line)
+        if got is None:
+            starts = self.line_starts
+            if line < 1 or line > len(starts):
+                return ""
+            start = starts[line - 1]
+            end = starts[line] if line < len(starts) else len(self.data)
+            got = lines[line] = self.data[start:end].decode("utf-8", errors="replace").rstrip("\r\n")
+        return got
 
     def line_start(self, offset: int) -> int:
         """Byte offset of the start of the line that holds `offset`."""
@@ -257,10 +264,17 @@ def _refuse_cr_breaks(data: bytes, path) -> None:
                                 "or tr); left untouched")
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
-    """The raw bytes of a file; SourceError (with a reason for the report) when it cannot be read."""
+def read_bytes(path: str | os.PathLike, real: str = "") -> bytes:
+    """The raw bytes of a regular file; SourceError (with a reason for the report) when it
+    cannot be read. `real`: where a walk found it (absolute, without links), read from there
+    without following a link (system/nofollow.py); else `path`, links followed. Neither blocks on a
+    FIFO nor reads a device."""
+    from ..system.nofollow import Refused, read_found, read_path
+
     try:
-        return Path(path).read_bytes()
+        return read_found(real)[0] if real else read_path(path)
+    except Refused as exc:
+        raise SourceError(path, exc.reason) from None
     except FileNotFoundError:
         raise SourceError(path, "no such file (removed after discovery)") from None
     except IsADirectoryError:

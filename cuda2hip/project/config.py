@@ -2,10 +2,15 @@
 
 The nearest such file from the current directory upwards is used (or `--config FILE`); relative
 paths in it (rule directories, excludes, per-file-ignores) are relative to its directory.
+Discovery stops at the repository root (a folder holding `.git`, `.hg` or `.svn`): what lies
+above is not the project's. A file found in a folder of another user or one others can write
+(/tmp), or that others can write itself, is not read (with a warning: `--config` names it);
+`rule-dirs` must lie inside the project (the repository, else the configuration's folder).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -14,6 +19,7 @@ import msgspec
 from ..rocm_releases import invalid, listing
 from ..rulebook.schema import SeverityName
 from ..settings import DEFAULT_FILE_TYPES, DEFAULT_TARGET_ROCM, Settings
+from ..system.trust import untrusted
 
 
 class ConfigError(Exception):
@@ -59,20 +65,45 @@ class ConfigFile(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_
     build: BuildConfig = msgspec.field(default_factory=BuildConfig)
 
 
+VCS_MARKERS = (".git", ".hg", ".svn")
+
+
 def find_config(start: Path) -> Path | None:
-    """The nearest cuda2hip.toml, or pyproject.toml with a [tool.cuda2hip] table. A
+    """The nearest cuda2hip.toml, or pyproject.toml with a [tool.cuda2hip] table, up to the
+    repository root, that its owner alone can write (see the module docstring). A
     pyproject.toml that cannot be read is an error: whether it configures cuda2hip (excludes
     that keep vendored code untouched, say) cannot be known, so it is never skipped."""
     start = start.resolve()
     for d in (start, *start.parents):
-        candidate = d / "cuda2hip.toml"
-        if candidate.is_file():
-            return candidate
-        pyproject = d / "pyproject.toml"
-        if pyproject.is_file():
-            if "cuda2hip" in _load_toml(pyproject).get("tool", {}):
-                return pyproject
+        for name in ("cuda2hip.toml", "pyproject.toml"):
+            candidate = d / name
+            if not candidate.is_file():
+                continue
+            folder_why = untrusted(d, own_group=True)
+            why = folder_why or untrusted(candidate, own_group=True)
+            if why is not None:
+                what = f"its folder {d}" if folder_why else "the file"
+                _warn(f"not reading {candidate}: {what}: {why}; name it with --config to use it")
+                continue
+            if name == "cuda2hip.toml" or "cuda2hip" in _load_toml(candidate).get("tool", {}):
+                return candidate
+        if any(os.path.lexists(d / marker) for marker in VCS_MARKERS):
+            return None  # the repository root: nothing above is the project's
     return None
+
+
+def project_root(config_dir: Path) -> Path:
+    """The project a configuration belongs to: its repository, else its own folder."""
+    for d in (config_dir, *config_dir.parents):
+        if any(os.path.lexists(d / marker) for marker in VCS_MARKERS):
+            return d
+    return config_dir
+
+
+def _warn(text: str) -> None:
+    import sys
+
+    print(f"cuda2hip: warning: {text}", file=sys.stderr)
 
 
 def _load_toml(path: Path) -> dict:
@@ -123,8 +154,12 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
                               f"(one of {', '.join(DEFAULT_FILE_TYPES)})")
         file_types[lang] = tuple(patterns)
     rule_dirs = []
+    project = project_root(root)
     for d in cfg.rule_dirs:
         p = (root / d).resolve()
+        if p != project and project not in p.parents:
+            raise ConfigError(f"{path}: rule-dirs: {d!r} ({p}) is outside the project ({project}); "
+                              "rules are read only from inside it")
         if not p.is_dir():
             raise ConfigError(f"{path}: rule-dirs: {d!r} is not a directory")
         rule_dirs.append(p)

@@ -24,6 +24,8 @@ from ..settings import Settings
 # Never worth descending into.
 ALWAYS_SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".venv", "venv", "node_modules",
                                  ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".nox"})
+# Version-control folders: never written, whatever names a file in them.
+VCS_DIRS = frozenset({".git", ".hg", ".svn"})
 
 # Kinds of tree entries.
 FILE = "file"  # regular file
@@ -101,6 +103,29 @@ class _Ignores:
             if spec.match_file(path + suffix):
                 return True
         return False
+
+
+def held_back(real: str, settings: Settings, spec=None) -> str | None:
+    """Why a run never writes the file at `real` (resolved) when a link or an include leads to
+    it: it lies in a version-control folder, in a folder walks never enter, or in an excluded
+    one (`spec`: exclude_spec(settings)). None: nothing holds it back."""
+    vcs = _in_vcs_folder(real)
+    if vcs is not None:
+        return vcs
+    rel = _rel(Path(real), settings.root)
+    if rel is None:
+        return None
+    folder = next((p for p in rel.split("/")[:-1] if p in ALWAYS_SKIPPED_DIRS), None)
+    if folder is not None:
+        return f"inside {folder}/, a folder runs never enter"
+    if spec is not None and spec.match_file(rel):
+        return "excluded by `exclude` in the configuration"
+    return None
+
+
+def _in_vcs_folder(real: str) -> str | None:
+    vcs = next((p for p in real.split(os.sep)[:-1] if p in VCS_DIRS), None)
+    return None if vcs is None else f"inside {vcs}/, which cuda2hip never writes"
 
 
 def display_path(path: Path) -> Path:
@@ -196,6 +221,16 @@ def walk_tree(top: Path, settings: Settings, *, prune_excluded: bool = True) -> 
         stack.extend(reversed(subdirs))
 
 
+def _named_held_back(p: Path, real: Path, settings: Settings, spec) -> str | None:
+    """Why `fix` never writes the file named `p` (resolved: `real`): one in a version-control
+    folder, whatever its name; one whose name is a link into an excluded folder."""
+    vcs = _in_vcs_folder(str(real))
+    if vcs is not None or real == Path(os.path.abspath(p)):
+        return vcs  # else named itself: the user's choice (--force-exclude applies excludes)
+    why = held_back(str(real), settings, spec)
+    return None if why is None else f"a link to {real}, {why}"
+
+
 def _leaves_the_project(p: Path, root: Path) -> Path | None:
     """Where `p` really is, if a symlink on its way (the file or a directory) takes it out of
     the project root; None if it stays inside or no symlink is involved."""
@@ -207,12 +242,15 @@ def _leaves_the_project(p: Path, root: Path) -> Path | None:
 
 
 def discover(paths: list[str], settings: Settings, *, writing: bool = False) -> tuple[list[SourceFile], list[FileError]]:
-    """The source files of `paths`. `writing`: the run rewrites files in place, so a file named
-    through a symlink that leaves the project is refused, as a walk never follows one."""
+    """The source files of `paths`, each resolved once (`SourceFile.real`). `writing`: the run
+    rewrites files in place, so a file named through a symlink that leaves the project, or
+    leads into an excluded folder, is refused, as a walk never follows one, and a file in a
+    version-control folder is never taken. In a walk, a link into such a folder is no source."""
     files: list[SourceFile] = []
     errors: list[FileError] = []
     seen: set[Path] = set()
     root = settings.root
+    spec = exclude_spec(settings)
 
     for raw in paths:
         p = Path(raw)
@@ -233,14 +271,18 @@ def discover(paths: list[str], settings: Settings, *, writing: bool = False) -> 
                                              "written through (name the file itself to migrate it)"))
                 continue
             key = p.resolve()
+            if writing and (why := _named_held_back(p, key, settings, spec)) is not None:
+                errors.append(FileError(raw, f"{why}; left untouched"))
+                continue
             if key not in seen:
                 seen.add(key)
-                files.append(SourceFile(display_path(p), settings.language_for(p)))
+                files.append(SourceFile(display_path(p), settings.language_for(p), str(key)))
             continue
         if not p.is_dir():
             errors.append(FileError(raw, "not a regular file or directory"))
             continue
         links: list[TreeEntry] = []
+        top = os.path.realpath(p)
         for entry in walk_tree(p, settings):
             lang = settings.language_for(entry.path)
             if lang is None:
@@ -249,18 +291,19 @@ def discover(paths: list[str], settings: Settings, *, writing: bool = False) -> 
                 errors.append(FileError(str(entry.path), "not a regular file (FIFO, socket or device); "
                                                          "left untouched"))
             elif entry.kind == FILE:
-                key = p.resolve() / entry.rel
+                key = Path(top, entry.rel)
                 if key not in seen:
                     seen.add(key)
-                    files.append(SourceFile(entry.path, lang))
-            elif entry.kind == LINK and entry.target is not None and entry.target.is_file():
+                    files.append(SourceFile(entry.path, lang, str(key)))
+            elif entry.kind == LINK and entry.target is not None and entry.target.is_file() \
+                    and held_back(str(entry.target), settings, spec) is None:
                 links.append(entry)
         # A link inside the tree is followed only when its target was not reached directly,
         # so a file is analysed (and written) under its own name.
         for entry in links:
             if entry.target not in seen:
                 seen.add(entry.target)
-                files.append(SourceFile(entry.path, settings.language_for(entry.path)))
+                files.append(SourceFile(entry.path, settings.language_for(entry.path), str(entry.target)))
     files.sort(key=lambda s: s.path.as_posix())
     return files, errors
 
@@ -281,10 +324,10 @@ def with_local_headers(files: list[SourceFile], settings: Settings) -> list[Sour
             continue
         rel = _rel(header, root)
         lang = settings.language_for(header)
-        if lang is None or rel is None or (exclude is not None and exclude.match_file(rel)):
+        if lang is None or rel is None or held_back(str(header), settings, exclude) is not None:
             continue
         seen.add(header)
-        extra.append(SourceFile(_display(header), lang))
+        extra.append(SourceFile(_display(header), lang, str(header)))
     if not extra:
         return files
     return sorted(files + extra, key=lambda s: s.path.as_posix())

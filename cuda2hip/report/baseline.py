@@ -31,10 +31,10 @@ def build(run, root: Path) -> dict:
 
 
 def write(run, root: Path, path: Path) -> int:
-    from ..fix.writeback import atomic_write
+    from ..fix.writeback import write_report
 
     data = build(run, root)
-    atomic_write(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    write_report(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return len(data["findings"])
 
 

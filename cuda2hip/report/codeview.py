@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .clip import ELLIPSIS, FRAME_COLUMNS, frame_window
+
 MAX_PREVIEW_LINES = 12  # fix previews larger than this are left to the diff
 
 
@@ -36,4 +38,16 @@ def fix_preview(src, fix) -> list[PreviewLine]:
     new = after.decode("utf-8", "replace").splitlines()
     if len(old) + len(new) > MAX_PREVIEW_LINES:
         return []
-    return [PreviewLine("del", t) for t in old] + [PreviewLine("add", t) for t in new]
+    # long lines: the window of columns around the first edit (a generated one-line file must
+    # not put all of itself into each preview)
+    col = len(src.data[lo:edits[0].start].decode("utf-8", "replace"))
+    start = frame_window(max(map(len, old + new), default=0), col, col + 1)[0]
+    return [PreviewLine("del", _clip_text(t, start)) for t in old] + [PreviewLine("add", _clip_text(t, start))
+                                                                      for t in new]
+
+
+def _clip_text(text: str, start: int) -> str:
+    end = start + FRAME_COLUMNS
+    if start == 0 and len(text) <= end:
+        return text
+    return (ELLIPSIS if start > 0 else "") + text[start:end] + (ELLIPSIS if len(text) > end else "")

@@ -4,6 +4,7 @@ the line that counts the findings under --min-severity (not with -q), and with `
 
 from __future__ import annotations
 
+from .clip import escape_controls
 from .summary import hidden_note, shown, shown_path
 
 
@@ -12,9 +13,9 @@ def render(run, ctx) -> str:
     for f in shown(run.findings, ctx):
         mark = " (suppressed)" if f.suppressed else ""
         fix = " [*]" if f.fix is not None and f.fix.applicability.value == "safe" else ""
-        lines.append(f"{shown_path(f.path)}:{f.line}:{f.column}: {f.code}{fix} [{f.severity.label}] {f.message}{mark}")
+        lines.append(f"{shown_path(f.path)}:{f.line}:{f.column}: {f.code}{fix} [{f.severity.label}] {escape_controls(f.message)}{mark}")
     for e in run.errors:
-        lines.append(f"{shown_path(e.path)}: error: {e.reason}")
+        lines.append(f"{shown_path(e.path)}: error: {escape_controls(e.reason)}")
     if ctx.fix_details and run.fixed:
         from .applied import applied_lines
 

@@ -11,12 +11,13 @@ points (`columnKind`), `partialFingerprints` that survive line shifts, and the f
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from urllib.parse import quote
 
 from .. import __version__
 from .fingerprint import VERSION, fingerprints
-from .sources import Sources, repo_path
+from .sources import Sources, repo_rel
 from .summary import summarize
 
 SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -87,7 +88,7 @@ def _fixes(f, src, location: dict) -> list[dict]:
 
 
 def _uri(path: str, root: Path) -> str:
-    return quote(repo_path(path, root), safe="/")
+    return quote(os.fsencode(repo_rel(path, root)), safe="/")  # the name's own bytes, escaped
 
 
 def render(run, ctx) -> str:

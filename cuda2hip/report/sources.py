@@ -10,7 +10,15 @@ from ..lang.source import SourceError, SourceText
 
 
 def repo_path(path: str, root: Path) -> str:
-    """`path` relative to the project root, with `/` separators; as given when outside it."""
+    """`path` relative to the project root, with `/` separators; as given when outside it;
+    shown as reports show paths (summary.shown_path)."""
+    from .summary import shown_path
+
+    return shown_path(repo_rel(path, root))
+
+
+def repo_rel(path: str, root: Path) -> str:
+    """`repo_path` as it is (a name that is not UTF-8 keeps its surrogate escapes)."""
     p = Path(path)
     try:
         return p.resolve().relative_to(Path(root).resolve()).as_posix()

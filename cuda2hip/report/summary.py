@@ -6,22 +6,30 @@ import re
 from collections import Counter
 
 from ..findings import EFFORTS, Severity
+from ..lang.lazy_regex import LazyRegex
 from .effort import EXPLANATION, estimate
 
 # The manual-work estimate (the model: report/effort.py; stated in docs/reports.md).
 ESTIMATE_EXPLANATION = EXPLANATION
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
+# Control characters, and the bytes of a name that is not UTF-8 (read as surrogate escapes).
+_CONTROL = LazyRegex(r"[\x00-\x1f\x7f\x85\u2028\u2029\udc80-\udcff]")
+
+
+def _escaped(m: re.Match) -> str:
+    c = m.group()
+    return f"\\x{ord(c) - 0xDC00:02x}" if "\udc80" <= c <= "\udcff" else repr(c)[1:-1]
 
 
 def shown_path(path: str) -> str:
-    """A path for a line-oriented report: a line break or terminal escape in a file name would
-    forge report lines, so a name holding control characters is printed escaped (`\\n`, `\\x1b`,
-    and backslashes doubled), as Python writes strings; other names are printed as they are."""
-    if not _CONTROL.search(path):
+    """A path for a report: a line break or terminal escape in a file name would forge report
+    lines, and a name that is not UTF-8 cannot be written in a UTF-8 report, so such names are
+    shown escaped (`\\n`, `\\x1b`, `\\xe9` for a byte, backslashes doubled), as Python writes
+    strings; other names are shown as they are."""
+    if path.isprintable() or not _CONTROL.search(path):  # (printable: no control, no surrogate)
         return path
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], path.replace("\\", "\\\\"))
+    return _CONTROL.sub(_escaped, path.replace("\\", "\\\\"))
 
 
 def visible(findings, show_suppressed: bool = False):
@@ -78,7 +86,7 @@ def summarize(run, settings) -> dict:
                              for code, c in sorted(rule_sev.items())},
         "by_effort": {e: by_effort.get(e, 0) for e in EFFORTS},
         "fixable": {k: fixable.get(k, 0) for k in ("safe", "unsafe", "display-only")},
-        "errors": [e.to_dict() for e in run.errors],
+        "errors": [{"path": shown_path(e.path), "reason": e.reason} for e in run.errors],
         "baselined": run.baselined,
         "manual_work": estimate(active).as_dict(),
     }

@@ -6,10 +6,9 @@ import re
 from collections import defaultdict
 
 from ..lang.source import SourceError, SourceText
+from .clip import ELLIPSIS, FRAME_COLUMNS, escape_controls, frame_window
 from .summary import hidden_note, shown, shown_path, summarize
 
-# control characters and bidirectional controls, but not tabs: escaped in --show-fixes lines
-_CODE_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "hint": "blue"}
 CONTEXT_LINES = 1
 
@@ -23,23 +22,41 @@ def _style(text: str, ctx, **kw) -> str:
 
 
 def _frame(src: SourceText | None, f, ctx) -> list[str]:
+    """The lines around finding `f`, its range marked: long lines cut to a window around it,
+    tabs expanded and control characters escaped (the marker counts what is shown)."""
     if src is None:
         return []
     out = []
     first = max(1, f.line - CONTEXT_LINES)
     last = min(len(src.line_starts), f.end_line + CONTEXT_LINES, f.line + 6)
     width = len(str(last))
+    marked = src.line_text(f.line)
+    lo = min(f.column - 1, len(marked))
+    hi = max(lo, min(f.end_column - 1 if f.end_line == f.line else len(marked), len(marked)))
+    start = frame_window(len(marked), lo, hi)[0]
+    end = start + FRAME_COLUMNS  # the same columns of every line of the frame
     for n in range(first, last + 1):
-        text = src.line_text(n).expandtabs(4) if "\t" in src.line_text(n) else src.line_text(n)
-        gutter = _style(f"{n:>{width}} |", ctx, fg="blue")
-        out.append(f"  {gutter} {text}")
+        line = src.line_text(n)
+        shown = _shown(line[start:end]) if n != f.line else None
         if n == f.line:
-            start = f.column - 1
-            end = f.end_column - 1 if f.end_line == f.line else len(text)
-            marker = " " * start + "^" * max(1, end - start)
+            head, body = _shown(line[start:lo]), _shown(line[lo:min(hi, end)])
+            shown = head + body + _shown(line[min(hi, end):end])
+        if start > 0 and len(line) > start:
+            shown = ELLIPSIS + shown
+        if len(line) > end:
+            shown += ELLIPSIS
+        gutter = _style(f"{n:>{width}} |", ctx, fg="blue")
+        out.append(f"  {gutter} {shown}")
+        if n == f.line:
+            indent = len(head) + (1 if start > 0 else 0)
+            marker = " " * indent + "^" * max(1, len(body))
             out.append(f"  {' ' * width} {_style('|', ctx, fg='blue')} "
                        f"{_style(marker, ctx, fg=SEVERITY_COLORS[f.severity.label], bold=True)}")
     return out
+
+
+def _shown(text: str) -> str:
+    return escape_controls(text.expandtabs(4) if "\t" in text else text)
 
 
 def render(run, ctx) -> str:
@@ -54,7 +71,8 @@ def render(run, ctx) -> str:
             src = None
         for f in sorted(by_file[path], key=lambda f: (f.line, f.column)):
             sev = _style(f.severity.label, ctx, fg=SEVERITY_COLORS[f.severity.label], bold=True)
-            head = f"{_style(f'{shown_path(f.path)}:{f.line}:{f.column}', ctx, bold=True)}: {_style(f.code, ctx, fg='red', bold=True)} {sev}: {f.message}"
+            head = (f"{_style(f'{shown_path(f.path)}:{f.line}:{f.column}', ctx, bold=True)}: "
+                    f"{_style(f.code, ctx, fg='red', bold=True)} {sev}: {escape_controls(f.message)}")
             if f.suppressed:
                 head += " (suppressed)"
             lines.append(head)
@@ -67,7 +85,7 @@ def render(run, ctx) -> str:
                     lines.extend(_edit_lines(src, f.fix, ctx))
             lines.append("")
     for e in run.errors:
-        lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {shown_path(e.path)}: {e.reason}")
+        lines.append(f"{_style('error', ctx, fg='red', bold=True)}: {shown_path(e.path)}: {escape_controls(e.reason)}")
     if ctx.fix_details and run.fixed:
         from .applied import applied_lines
 
@@ -87,7 +105,7 @@ def _edit_lines(src, fix, ctx) -> list[str]:
 
     preview = fix_preview(src, fix)
     # (code is printed as read: control characters escaped, so no line of it drives the terminal)
-    preview = [type(p)(p.kind, _CODE_CONTROL.sub(lambda m: repr(m.group())[1:-1], p.text)) for p in preview]
+    preview = [type(p)(p.kind, escape_controls(p.text)) for p in preview]
     if not preview:
         return ["    (the edit spans more lines than are shown here: see `cuda2hip fix --diff`)"]
     return [f"    {_style(('- ' if p.kind == 'del' else '+ ') + p.text, ctx, fg='red' if p.kind == 'del' else 'green')}"

@@ -1,8 +1,8 @@
 """Load and validate rule files.
 
 Parsing a few dozen YAML files costs more than a pre-commit run may spend, so validated rules
-are cached as msgpack keyed by every rule file's path and content (and the schema version;
-content_keys.py); a warm start reads one small file and never imports PyYAML. The cache is
+are kept in the store (store.py) as msgpack, keyed by every rule file's path and content
+(content_keys.py) and the code; a warm start reads one value and never imports PyYAML. It is
 derived data that cannot go stale, so it is used whether or not the result cache is on.
 """
 
@@ -15,7 +15,6 @@ from pathlib import Path
 import msgspec
 
 from .. import __version__
-from ..cache.digest import blake2b
 from .schema import Rule
 
 SCHEMA_VERSION = "6"
@@ -38,58 +37,6 @@ def builtin_rules_dir() -> Path:
     from importlib.resources import files
 
     return Path(str(files("cuda2hip.builtin_rules")))
-
-
-def cache_dir() -> Path | None:
-    """Where cuda2hip keeps its caches (rules, per-file results); None when that directory may
-    not be trusted. Whoever can write there decides what a run writes into the files it fixes
-    (cached fixed texts, validated rules with their fix templates), so the cache is trusted like
-    code: a directory owned by another user (root aside) or writable by group or others is not
-    used, with a warning, and one cuda2hip creates is private (0700)."""
-    base = os.environ.get("CUDA2HIP_CACHE_DIR")
-    if base:
-        path = Path(base)
-    else:
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        path = Path(xdg) / "cuda2hip" if xdg else Path.home() / ".cache" / "cuda2hip"
-    return path if _trusted_dir(str(path)) else None
-
-
-@lru_cache(maxsize=8)
-def _trusted_dir(path: str) -> bool:
-    if not os.path.lexists(path):
-        return True  # made private when first written (make_cache_dir)
-    reason = untrusted(Path(path))
-    if reason is None:
-        return True
-    import sys
-
-    print(f"cuda2hip: warning: not using the cache directory {path}: {reason}, who could put "
-          "results into it that a run would write into your files; `chmod go-w` it, or set "
-          "CUDA2HIP_CACHE_DIR to a directory of your own", file=sys.stderr)
-    return False
-
-
-def untrusted(path: Path) -> str | None:
-    """Why a cache file or directory may not be trusted (None: it may)."""
-    import stat
-
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        return f"cannot be examined ({exc.strerror or exc})"
-    if st.st_uid not in (os.geteuid(), 0):
-        return f"it belongs to another user (uid {st.st_uid})"
-    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
-        who = "other users" if st.st_mode & stat.S_IWOTH else "its group"
-        return f"it is writable by {who} (mode {stat.S_IMODE(st.st_mode):o})"
-    return None
-
-
-def make_cache_dir(path: Path) -> None:
-    """Create the cache directory (private) if it does not exist."""
-    if not path.is_dir():
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)
 
 
 def rule_files(directory: Path, data: list[str] | None = None) -> list[Path]:
@@ -184,15 +131,31 @@ def _fingerprint(files: list[tuple[Path, bool, Path]], data: list[str]) -> str:
                        [str(p) for p, _, _ in files] + sorted(data))
 
 
+def _installed_key(sources: list[RuleSource]) -> str | None:
+    """The key of built-in rules that a regular install holds (store.installed), else None."""
+    from ..cache import store
+
+    identity = store.installed()
+    package = Path(__file__).resolve().parents[1]
+    if identity is None or not all(package in src.directory.resolve().parents for src in sources):
+        return None
+    from ..cache.digest import blake2b
+
+    text = "\0".join([SCHEMA_VERSION, identity, *(str(src.directory) for src in sources)])
+    return "installed-" + blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
 def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rule]:
     """All rules of the given directories, validated; duplicate codes or ids are an error."""
     return load_rules_keyed(sources, use_cache=use_cache)[0]
 
 
 def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tuple[list[Rule], str | None]:
-    """`load_rules`, plus the fingerprint of the rule files that keys the rule caches (None
-    without a cache)."""
-    cache_root = cache_dir() if use_cache else None
+    """`load_rules`, plus the fingerprint of the rule files that keys the rule data in the store
+    (None without the store)."""
+    from ..cache import store
+
+    cache_root = store.location() if use_cache else None
     builtin = None
     if cache_root is not None and all(src.builtin for src in sources):
         builtin = (str(cache_root), *(str(src.directory) for src in sources))
@@ -200,19 +163,23 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
             return _BUILTIN[builtin]
     files: list[tuple[Path, bool, Path]] = []
     data: list[str] = []
-    for src in sources:
-        if not src.directory.is_dir():
-            raise RuleError(f"{src.directory}: rule directory does not exist")
-        files.extend((p, src.builtin, src.directory) for p in rule_files(src.directory, data))
+    # The built-in rules of a regular install change only with the install: keyed by it, they
+    # are found in the store without a walk of their files (store.installed).
+    key = _installed_key(sources) if builtin is not None else None
+    if key is None:
+        for src in sources:
+            if not src.directory.is_dir():
+                raise RuleError(f"{src.directory}: rule directory does not exist")
+            files.extend((p, src.builtin, src.directory) for p in rule_files(src.directory, data))
 
-    cache_file = key = None
+    stored = None
     if cache_root is not None:
         try:
-            key = _fingerprint(files, data)
+            key = key or _fingerprint(files, data)
             if key not in _LOADED:
-                cache_file = cache_root / f"rules-{key}.msgpack"
-                if cache_file.is_file():
-                    _LOADED[key] = msgspec.msgpack.decode(cache_file.read_bytes(), type=list[Rule])
+                stored = store.get(store.key("rules", key))
+                if stored is not None:
+                    _LOADED[key] = msgspec.msgpack.decode(stored, type=list[Rule])
             if key in _LOADED:
                 if builtin is not None:
                     _BUILTIN[builtin] = (_LOADED[key], key)
@@ -220,11 +187,14 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
         except (OSError, msgspec.DecodeError, msgspec.ValidationError):
             pass
 
+    if not files:  # (keyed by the install and not in the store yet)
+        for src in sources:
+            files.extend((p, src.builtin, src.directory) for p in rule_files(src.directory, data))
     rules = [load_rule_file(p, builtin=b, family=family_of(p, d)) for p, b, d in files]
     check_unique(rules)
 
-    if cache_file is not None:
-        write_cache_file(cache_file, msgspec.msgpack.encode(rules))
+    if key is not None:
+        store.put(store.key("rules", key), msgspec.msgpack.encode(rules))
     if key is not None:  # as if read from the cache file: the next load in this process is free
         _LOADED[key] = rules
         if builtin is not None:
@@ -239,61 +209,32 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
 Prefilter = tuple[tuple[str, ...], tuple[tuple[str, ...], ...] | None]  # (literals, alternatives)
 
 
-# (fingerprint, cache folder) -> the pre-filter file: named by the code that derives the words,
-# as this process loaded it (the scan of that code's files is done once per process).
-_PREFILTER_FILES: dict[tuple[str, str], Path] = {}
-# path -> ((size, mtime), data): the file decoded once per process while it is unchanged.
-_PREFILTERS_READ: dict[Path, tuple[tuple[int, int], dict]] = {}
-
-
-def _prefilter_file(key: str) -> Path | None:
-    base = cache_dir()
-    if base is None:
-        return None
-    memo = (key, str(base))
-    got = _PREFILTER_FILES.get(memo)
-    if got is None:
-        got = _PREFILTER_FILES[memo] = _name_prefilter_file(key, base)
-    return got
-
-
-def _name_prefilter_file(key: str, base: Path) -> Path | None:
-    package = Path(__file__).resolve().parents[1]
-    h = blake2b(key.encode())
-    for top in (package / "engine", package / "checks"):  # the code that derives the words
-        for d, dirs, files in sorted(os.walk(top)):
-            dirs[:] = sorted(x for x in dirs if x != "__pycache__")
-            try:
-                entries = sorted((name, os.stat(os.path.join(d, name))) for name in files if name.endswith(".py"))
-            except OSError:
-                return None
-            for name, st in entries:
-                h.update(f"{os.path.relpath(os.path.join(d, name), top)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    return base / f"prefilter-{h.hexdigest()[:32]}.msgpack"
+# Pre-filter data read from the store in this process, by fingerprint.
+_PREFILTERS_READ: dict[str, dict] = {}
 
 
 def read_prefilters(key: str) -> dict[str, Prefilter]:
-    """Rule id -> pre-filter data, for the rules of fingerprint `key` compiled before."""
-    path = _prefilter_file(key)
-    if path is None:
-        return {}
-    try:
-        st = path.stat()
-        stamp = (st.st_size, st.st_mtime_ns)
-        got = _PREFILTERS_READ.get(path)
-        if got is not None and got[0] == stamp:
-            return dict(got[1])  # a copy: engines add to theirs
-        data = msgspec.msgpack.decode(path.read_bytes(), type=dict[str, Prefilter])
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return {}
-    _PREFILTERS_READ[path] = (stamp, data)
-    return dict(data)
+    """Rule id -> pre-filter data, for the rules of fingerprint `key` compiled before (the store's
+    key covers the code that derives the words)."""
+    from ..cache import store
+
+    got = _PREFILTERS_READ.get(key)
+    if got is None:
+        stored = store.get(store.key("prefilters", key))
+        if stored is None:
+            return {}
+        try:
+            got = _PREFILTERS_READ[key] = msgspec.msgpack.decode(stored, type=dict[str, Prefilter])
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return {}
+    return dict(got)  # a copy: engines add to theirs
 
 
 def write_prefilters(key: str, prefilters: dict[str, Prefilter]) -> None:
-    path = _prefilter_file(key)
-    if path is not None:
-        write_cache_file(path, msgspec.msgpack.encode(prefilters))
+    from ..cache import store
+
+    _PREFILTERS_READ[key] = dict(prefilters)
+    store.put(store.key("prefilters", key), msgspec.msgpack.encode(prefilters))
 
 
 def check_unique(rules: list[Rule]) -> None:
@@ -308,18 +249,3 @@ def check_unique(rules: list[Rule]) -> None:
                             f"already used by {by_id[r.id].source_path}")
         by_code[r.code] = r
         by_id[r.id] = r
-
-
-def write_cache_file(path: Path, payload: bytes) -> None:
-    """Write a file of the cache directory atomically; best effort (an unwritable cache only
-    costs speed)."""
-    import tempfile
-
-    try:
-        make_cache_dir(path.parent)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cache-")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-        os.replace(tmp, path)
-    except OSError:
-        pass

@@ -1,8 +1,8 @@
 """Cache of per-file results, so that a second run over an unchanged tree is near-instant.
 
 A result is stored under a key made of the file's path and content hash and a fingerprint of
-everything else that decides it: cuda2hip's version and code, every rule and data file, the
-tree-sitter grammar, the settings that change findings or fixes, and the kind of run (check, or
+everything else that decides it: the code (store.key: cuda2hip's and every parser's), every
+rule and data file, the settings that change findings or fixes, and the kind of run (check, or
 fix with or without unsafe fixes). Any change there gives new keys, so stale results are never
 read; entries unused for a while are pruned. What a result also depends on, the local headers
 the file includes (transitively) and those its analysis read, is stored with it as (path,
@@ -13,31 +13,25 @@ Every stored value carries a checksum (a damaged value is a miss, reported with 
 a cached fixed text is used only if re-applying the cached fixes, pass by pass, to the file as
 it is now gives exactly that text (`replays`). These catch damage and bugs, not forgery: the
 cache is trusted like code, so a cache directory other users can write is not used at all
-(rulebook.loader.cache_dir).
-
-The store is one SQLite file in the cache directory the rule cache uses (CUDA2HIP_CACHE_DIR,
-else $XDG_CACHE_HOME/cuda2hip or ~/.cache/cuda2hip). Only the parent process reads and writes
-it. The cache is best effort: an unreadable, locked or corrupt store only costs speed.
+(store.py, where the results are kept with the rule data). Only the parent process reads and
+writes results. The cache is best effort: an unreadable, locked or corrupt store only costs speed.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from functools import lru_cache
 from pathlib import Path
 
 import msgspec
 
+from ..cache import store
+from ..cache.store import seal, unseal
 from ..cache.digest import blake2b
-from ..findings import Finding
+from ..findings import Finding, own_paths
 from ..settings import Settings
 from . import memo as run_scope
 
-FORMAT_VERSION = "2"
-DB_NAME = "results-v2.sqlite3"
-CHECKSUM_SIZE = 16
-PRUNE_AFTER_DAYS = 30
 # Settings that only steer the walk, the output or the process pool, never one file's result.
 NEUTRAL_SETTINGS = frozenset({"jobs", "use_cache", "show_suppressed", "fail_on", "force_exclude",
                               "exclude", "extend_exclude", "respect_gitignore", "config_path", "markdown_limit",
@@ -53,7 +47,8 @@ class Entry(msgspec.Struct, array_like=True):
     error: str | None = None  # content-derived refusal (e.g. not C/C++ at all)
     converged: bool = True
     passes: list[int] = []  # fix modes: how many of `fixed` each pass of the fix loop applied
-    deps: list[tuple[str, bytes]] = []  # include_graph.dependencies of the analysis
+    # include_graph.dependencies of the analysis, paths as bytes (os.fsencode: any file name)
+    deps: list[tuple[bytes, bytes]] = []
 
 
 _ENCODER = msgspec.msgpack.Encoder()
@@ -65,8 +60,18 @@ def _decoder() -> "msgspec.msgpack.Decoder[Entry]":
     return msgspec.msgpack.Decoder(Entry)
 
 
-def encode_entry(entry: Entry) -> bytes:
-    return _ENCODER.encode(entry)
+def encode_entry(entry: Entry, path: str) -> bytes:
+    """The entry of the file `path` encoded. Its findings are all of that file: when its name is
+    not UTF-8 (surrogate escapes, which msgpack cannot hold), they go with a stand-in and get the
+    name back when decoded (`own_paths`)."""
+    try:
+        return _ENCODER.encode(entry)
+    except UnicodeEncodeError:
+        stand_in = os.fsencode(path).decode("utf-8", "backslashreplace")
+        copy = msgspec.structs.replace(
+            entry, findings=[msgspec.structs.replace(f, path=stand_in) for f in entry.findings],
+            fixed=[msgspec.structs.replace(f, path=stand_in) for f in entry.fixed])
+        return _ENCODER.encode(copy)
 
 
 def decode_entry(data: bytes) -> Entry:
@@ -82,7 +87,7 @@ class _EntryHead(msgspec.Struct, array_like=True):
     error: str | None = None
     converged: bool = True
     passes: list[int] = []
-    deps: list[tuple[str, bytes]] = []
+    deps: list[tuple[bytes, bytes]] = []
 
 
 @lru_cache(maxsize=1)
@@ -105,25 +110,12 @@ class _ChangeHead(msgspec.Struct, array_like=True):
     error: str | None = None
     converged: bool = True
     passes: msgspec.Raw = msgspec.Raw(b"\x90")
-    deps: list[tuple[str, bytes]] = []
+    deps: list[tuple[bytes, bytes]] = []
 
 
 @lru_cache(maxsize=1)
 def _change_decoder() -> "msgspec.msgpack.Decoder[_ChangeHead]":
     return msgspec.msgpack.Decoder(_ChangeHead)
-
-
-def seal(value: bytes) -> bytes:
-    """A stored value: checksum + encoded entry."""
-    return blake2b(value, digest_size=CHECKSUM_SIZE).digest() + value
-
-
-def unseal(stored: bytes) -> bytes | None:
-    """The encoded entry of a stored value; None if the checksum does not match."""
-    value = stored[CHECKSUM_SIZE:]
-    if blake2b(value, digest_size=CHECKSUM_SIZE).digest() != stored[:CHECKSUM_SIZE]:
-        return None
-    return value
 
 
 def replays(entry: Entry, raw: bytes, path: str) -> bool:
@@ -148,18 +140,21 @@ def replays(entry: Entry, raw: bytes, path: str) -> bool:
         return False
 
 
+def _paths(deps: list[tuple[bytes, bytes]]) -> list[tuple[str, bytes]]:
+    return [(os.fsdecode(p), d) for p, d in deps]
+
+
 def content_digest(raw: bytes) -> bytes:
     return blake2b(raw, digest_size=16).digest()
 
 
 def run_fingerprint(settings: Settings, kind: str) -> str:
-    """Everything but the file itself that decides a file's result: the code, and every rule
-    and data file (their content)."""
-    from .. import __version__
+    """Everything but the file itself and the code (store.key) that decides a file's result:
+    every rule and data file (their content) and the settings."""
     from ..rulebook.loader import builtin_rules_dir
 
-    h = blake2b(f"{FORMAT_VERSION}\0{__version__}\0{kind}\n".encode())
-    parts = list(run_scope.code_stats())
+    h = blake2b(f"{kind}\n".encode())
+    parts = []
     if settings.include_builtin_rules:
         parts.append(run_scope.rule_dir_key(builtin_rules_dir(), builtin=True))
     # a user's: read again by every run
@@ -174,50 +169,42 @@ def run_fingerprint(settings: Settings, kind: str) -> str:
 
 
 class ResultCache:
-    def __init__(self, path: Path, fingerprint: str, verbose: bool = False):
-        self.path = path
-        self.fingerprint = fingerprint.encode()
-        self._db = None
-        self._pending: list[tuple[bytes, bytes]] = []
-        self._hits: list[bytes] = []
-        self.broken = False
+    def __init__(self, fingerprint: str, verbose: bool = False):
+        self.fingerprint = fingerprint
         self.verbose = verbose
-        self.misses = self.damaged = self.stale = 0
+        self.hits = self.misses = self.damaged = self.stale = 0
         # header digests of this run's look-ups
         self.digests: dict[str, bytes | None] = run_scope.run_digests()
 
     @classmethod
     def open(cls, settings: Settings, kind: str) -> "ResultCache | None":
-        if not settings.use_cache:
+        if not settings.use_cache or store.location() is None:
             return None
-        from ..rulebook.loader import cache_dir
-
-        base = cache_dir()
-        if base is None:
-            return None
-        return cls(base / DB_NAME, run_fingerprint(settings, kind), settings.verbose)
+        return cls(run_fingerprint(settings, kind), settings.verbose)
 
     def key(self, path: str, digest: bytes) -> bytes:
-        return blake2b(self.fingerprint + b"\0" + os.fsencode(path) + b"\0" + digest,
-                               digest_size=20).digest()
+        return store.key("result", self.fingerprint, os.fsencode(path), digest)
 
     def lookup(self, path: str, raw: bytes, root: Path, fixing: bool) -> Entry | None:
         """The cached result of the file `path` holding `raw`, if it still holds: its headers are
         unchanged and (`fixing`) its fixes re-applied to `raw` give its fixed text."""
-        entry = self.get(self.key(path, content_digest(raw)))
+        key = self.key(path, content_digest(raw))
+        entry = self.get(key)
         if entry is None:
             self.misses += 1
             return None
         from ..lang.cxx.includes import dependencies_hold
 
-        if not dependencies_hold(path, raw, root, entry.deps, self.digests):
-            self._unhit()
+        if not dependencies_hold(path, raw, root, _paths(entry.deps), self.digests):
+            self._unhit(key)
             return None
+        own_paths(entry.findings, path)
+        own_paths(entry.fixed, path)
         if fixing and not replays(entry, raw, path):
             self.stale += 1
             self._note(f"{path}: the cached fixed text is not what its fixes re-applied to the file "
                        "give; recomputed")
-            self._unhit()
+            self._unhit(key)
             return None
         return entry
 
@@ -226,19 +213,21 @@ class ResultCache:
         result if that still holds (its headers unchanged); None if none does. Its findings
         stay encoded and its fixes are not re-applied: like a check's look-up, this reports
         what the result says, and writes nothing from it."""
-        entry = self.get(self.key(path, content_digest(raw)), _change_decoder())
+        key = self.key(path, content_digest(raw))
+        entry = self.get(key, _change_decoder())
         if entry is None:
             self.misses += 1
             return None
         from ..lang.cxx.includes import dependencies_hold
 
-        if not dependencies_hold(path, raw, root, entry.deps, self.digests):
-            self._unhit()
+        if not dependencies_hold(path, raw, root, _paths(entry.deps), self.digests):
+            self._unhit(key)
             return None
         return entry.error is None and entry.migrated is not None and entry.migrated != raw
 
-    def _unhit(self) -> None:
-        self._hits.pop()
+    def _unhit(self, key: bytes) -> None:
+        store.unused(key)
+        self.hits -= 1
         self.misses += 1
 
     def _note(self, text: str) -> None:
@@ -247,118 +236,33 @@ class ResultCache:
 
             print(f"cuda2hip: cache: {text}", file=sys.stderr)
 
-    def _connect(self):
-        if self._db is None and not self.broken:
-            shared = run_scope.run_dbs()
-            if shared is not None and str(self.path) in shared:
-                self._db = shared[str(self.path)]
-                return self._db
-            import sqlite3
-
-            for attempt in (1, 2):
-                db = None
-                try:
-                    from ..rulebook.loader import make_cache_dir, untrusted
-
-                    make_cache_dir(self.path.parent)
-                    if os.path.lexists(self.path) and untrusted(self.path) is not None:
-                        self._note(f"{self.path}: {untrusted(self.path)}; not used")
-                        self.broken = True
-                        break
-                    db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
-                    db.execute("PRAGMA journal_mode=WAL")
-                    db.execute("PRAGMA synchronous=OFF")  # a cache: never worth an fsync
-                    db.execute("CREATE TABLE IF NOT EXISTS results "
-                               "(key BLOB PRIMARY KEY, value BLOB NOT NULL, used INTEGER NOT NULL)")
-                    db.execute("CREATE INDEX IF NOT EXISTS results_used ON results(used)")
-                    self._db = db
-                    if shared is not None:
-                        shared[str(self.path)] = db
-                    break
-                except sqlite3.DatabaseError as exc:
-                    if db is not None:
-                        db.close()
-                    # Locked or read-only: leave it to its owner. Not a database (e.g. a crash
-                    # of the machine mid-write): start afresh, once.
-                    if isinstance(exc, sqlite3.OperationalError) or attempt == 2 or not self._remove():
-                        self.broken = True
-                        break
-                except OSError:
-                    self.broken = True
-                    break
-        return self._db
-
-    def _remove(self) -> bool:
-        try:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{self.path}{suffix}").unlink(missing_ok=True)
-        except OSError:
-            return False
-        return True
-
     def get(self, key: bytes, decoder=None) -> Entry | None:
         """The stored entry of `key` (decoded by `decoder`, default the whole Entry), or None."""
-        db = self._connect()
-        if db is None:
+        stored = store.get(key)
+        if stored is None:
             return None
-        try:
-            row = db.execute("SELECT value FROM results WHERE key = ?", (key,)).fetchone()
-        except Exception:
-            self.broken = True
-            return None
-        if row is None:
-            return None
-        value = unseal(row[0])
+        value = unseal(stored)
         try:
             if value is None:
                 raise msgspec.DecodeError("checksum mismatch")
             entry = (decoder or _decoder()).decode(value)
         except (msgspec.DecodeError, msgspec.ValidationError):
             self.damaged += 1
+            store.unused(key)
             self._note("a stored result failed its checksum (a damaged cache entry); recomputed")
             return None
-        self._hits.append(key)
+        self.hits += 1
         return entry
 
-    def put(self, key: bytes, entry: Entry, encoded: bytes | None = None) -> None:
-        self._pending.append((key, seal(encoded if encoded is not None else _ENCODER.encode(entry))))
+    def put(self, key: bytes, entry: Entry, path: str, encoded: bytes | None = None) -> None:
+        store.put(key, seal(encoded if encoded is not None else encode_entry(entry, path)))
 
     def close(self) -> None:
-        """Store the new results, mark the used ones, prune old ones."""
+        """Write the new results (with whatever else the run put in the store)."""
         if self.verbose:
-            hits = len(self._hits)
-            self._note(f"{hits} hit{'s' if hits != 1 else ''}, {self.misses} miss{'es' if self.misses != 1 else ''}"
-                       f" ({self.damaged} damaged, {self.stale} with a stale fixed text) in {self.path}")
-        if not self._pending and not self._hits:
-            self._close_db()
-            return
-        db = self._connect()
-        if db is None:
-            return
-        today = int(time.time() // 86400)
-        try:
-            db.execute("BEGIN")
-            db.executemany("INSERT OR REPLACE INTO results (key, value, used) VALUES (?, ?, ?)",
-                           [(k, v, today) for k, v in self._pending])
-            db.executemany("UPDATE results SET used = ? WHERE key = ? AND used <> ?",
-                           [(today, k, today) for k in self._hits])
-            db.execute("DELETE FROM results WHERE used < ?", (today - PRUNE_AFTER_DAYS,))
-            db.execute("COMMIT")
-        except Exception:
-            try:
-                db.execute("ROLLBACK")
-            except Exception:
-                pass
-        self._pending.clear()
-        self._hits.clear()
-        self._close_db()
-
-    def _close_db(self) -> None:
-        if self._db is not None:
-            shared = run_scope.run_dbs()
-            if shared is None or shared.get(str(self.path)) is not self._db:  # else the run closes it
-                try:
-                    self._db.close()
-                except Exception:
-                    pass
-            self._db = None
+            for note in store.notes():
+                self._note(note)
+            self._note(f"{self.hits} hit{'s' if self.hits != 1 else ''}, {self.misses} "
+                       f"miss{'es' if self.misses != 1 else ''} ({self.damaged} damaged, {self.stale} with a "
+                       f"stale fixed text) in {store.location()}")
+        store.flush()

@@ -46,6 +46,14 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
         outcome = fe.fix(source, rules, settings, allowed_applicabilities(settings.unsafe_fixes))
     except SourceError as exc:  # not this language at all: refused (a property of the content)
         return Entry([], error=exc.reason)
+    # A file the fixes cannot be written to is reported as it is: the findings of its text.
+    if not outcome.converged:
+        return Entry(outcome.initial, [], None, f"fixes did not settle after {outcome.passes} passes; "
+                                                "left untouched (please report it)", converged=False)
+    try:
+        migrated = outcome.source.to_bytes() if outcome.changed else None
+    except SourceError as exc:  # a fix the file's 8-bit encoding cannot hold
+        return Entry(outcome.initial, [], None, exc.reason)
     findings = outcome.remaining
     for f in outcome.fixed:
         f.fixed = True
@@ -58,13 +66,6 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
                 start=f.start, end=f.end, line=f.line, column=f.column, end_line=f.end_line,
                 end_column=f.end_column, effort=reverted.effort,
                 message=reverted.message(CODE=f.code, REASON=rej.reason)))
-    if not outcome.converged:
-        return Entry(findings, outcome.fixed, None, f"fixes did not settle after {outcome.passes} "
-                                                    "passes; file left untouched", converged=False)
-    try:
-        migrated = outcome.source.to_bytes() if outcome.changed else None
-    except SourceError as exc:  # a fix the file's 8-bit encoding cannot hold
-        return Entry(findings, outcome.fixed, None, exc.reason)
     return Entry(findings, outcome.fixed, migrated, passes=outcome.pass_sizes)
 
 
@@ -77,6 +78,7 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
                         fixed=list(entry.fixed), converged=entry.converged)
     if entry.error is not None:
         result.error = FileError(path, entry.error)
+        result.scanned = bool(entry.findings)  # fixes that could not be made; else not this language
         if mode is Mode.FIX and plan is not None:
             _deliver(result, plan, item, raw, None)
         return result
@@ -94,8 +96,8 @@ def finish(item: SourceFile, raw: bytes, entry: "Entry", mode: Mode, plan: Deliv
         if plan is not None:
             _deliver(result, plan, item, raw, final)
         elif result.changed:
-            # A symlink reached inside the tree is written through, never replaced by a file.
-            target = os.path.realpath(item.path) if item.path.is_symlink() else item.path
+            # Where the walk found it: a symlink reached inside the tree is written through.
+            target = item.real or os.path.realpath(item.path)
             if writes is not None:
                 writes.submit(result, target, final, raw)
             else:
@@ -121,9 +123,9 @@ def write_in_place(result: FileResult, target, data: bytes, original: bytes) -> 
         rewrite(target, data, original)  # durable; refused if the file changed since it was read
         result.written = True
     except WriteRefused as exc:
-        result.error = FileError(result.path, exc.reason)
+        result.not_written(exc.reason)
     except OSError as exc:
-        result.error = FileError(result.path, f"cannot write: {exc.strerror or exc}")
+        result.not_written(f"cannot write: {exc.strerror or exc}; not fixed")
 
 
 def _deliver(result: FileResult, plan: Delivery, item: SourceFile, raw: bytes, final: bytes | None) -> None:
@@ -131,7 +133,7 @@ def _deliver(result: FileResult, plan: Delivery, item: SourceFile, raw: bytes, f
     result.destination = destination
     result.written = destination is not None
     if error is not None and result.error is None:
-        result.error = FileError(result.path, error)
+        result.not_written(error)
 
 
 def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine,
@@ -140,7 +142,7 @@ def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine
     from .cached import content_digest
 
     try:
-        raw = read_bytes(item.path)
+        raw = read_bytes(item.path, item.real)
     except SourceError as exc:
         path = str(item.path)
         return FileResult(path=path, language=item.language, error=FileError(path, exc.reason)), None, None
@@ -180,7 +182,7 @@ def process_content(raw: bytes, item: SourceFile, mode: Mode, settings: Settings
             # The headers the result depends on, as the analysis read them (its cache key).
             deps = include_graph.dependencies(path, raw, settings.root)
     if record:
-        entry.deps = deps
+        entry.deps = [(os.fsencode(p), d) for p, d in deps]
     return finish(item, raw, entry, mode, plan, writes), entry
 
 

@@ -57,4 +57,7 @@ def _process(raw: bytes, path: Path, settings: Settings, engine: Engine, mode: M
     content_facts.configure(settings.use_cache)  # what headers define, kept as a run keeps it
     result = process_content(raw, SourceFile(path, language), mode, settings, engine)[0]
     drop_names_defined_elsewhere([result])
+    from ..cache import store
+
+    store.flush()  # as at the end of a run
     return result

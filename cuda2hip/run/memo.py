@@ -1,6 +1,6 @@
 """What lasts one run (`one_run`) or the whole process, for the result cache and the include
-graph: the code's and the rule folders' stats and keys, the header digests and database
-connections a run's caches share, and the run's memo of header reads (include_graph.run_memo)."""
+graph: the rule folders' keys, the header digests a run's caches share, and the run's memo of
+header reads (include_graph.run_memo); at its end the store keeps what the run put in it."""
 
 from __future__ import annotations
 
@@ -10,33 +10,20 @@ from pathlib import Path
 from ..cache.keys import fingerprint
 
 
-def _tree_stats(directory: Path, pattern: str) -> list[str]:
-    """Path, size and mtime of the files under `directory` matching `pattern` (os.walk: a third
-    of what Path.rglob costs, which a pre-commit run pays on every call)."""
-    from fnmatch import fnmatchcase
-
+def _tree_files(directory: Path) -> list[str]:
+    """The files under `directory` (os.walk: a third of what Path.rglob costs)."""
     out = []
     for top, dirs, files in os.walk(directory):
-        dirs.sort()
-        for name in sorted(files):
-            if pattern != "*" and not fnmatchcase(name, pattern):
-                continue
-            p = os.path.join(top, name)
-            try:
-                st = os.stat(p)
-            except OSError:
-                continue
-            out.append(f"{p}\0{st.st_size}\0{st.st_mtime_ns}")
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        out.extend(os.path.join(top, name) for name in sorted(files))
     return out
 
 
-_CODE_STATS: tuple[str, ...] | None = None
 # Rule folder -> its content key, while one run lasts (`one_run`): a check opens a cache for its
 # files and one for the headers it reaches, and its rules do not change in between.
 _RULE_DIR_KEYS: dict[str, str] | None = None
 # The built-in rules' folder -> its content key, for the life of the process: the built-in rules
-# do not change under a running process (rulebook.loader._BUILTIN keeps the rules it loaded), so
-# a resident server's forks key their results by the rules they run, with no walk of the folder.
+# do not change under a running process (rulebook.loader._BUILTIN keeps the rules it loaded).
 _BUILTIN_DIR_KEYS: dict[str, str] = {}
 
 
@@ -45,27 +32,19 @@ _BUILTIN_DIR_KEYS: dict[str, str] = {}
 _RUN_DIGESTS: dict[str, bytes | None] | None = None
 
 
-# Database path -> its connection, kept open while one run lasts (`one_run`) in the process that
-# runs it (never in its forked workers): a check's cache of its files and the one of the
-# headers it reaches share one connection (~0.7 ms to open and set up each).
-_RUN_DBS: dict[str, object] | None = None
-_RUN_PID: int | None = None
-
-
 class one_run:
     """`with one_run(writes):` the rule folders' content keys are computed once for the run, and
     the digests of the headers its look-ups read too unless the run `writes` files (a fix may
     rewrite a header between two look-ups), and so are header reads and include closures
-    (include_graph.run_memo); its caches share their database connections."""
+    (include_graph.run_memo); at its end, what the run put in the store is written."""
 
     def __init__(self, writes: bool):
         self.writes = writes
 
     def __enter__(self):
-        global _RULE_DIR_KEYS, _RUN_DIGESTS, _RUN_DBS, _RUN_PID
+        global _RULE_DIR_KEYS, _RUN_DIGESTS
         _RULE_DIR_KEYS = {}
         _RUN_DIGESTS = None if self.writes else {}
-        _RUN_DBS, _RUN_PID = {}, os.getpid()
         self.reads = None
         if not self.writes:
             from ..lang.cxx.includes import run_memo
@@ -74,40 +53,13 @@ class one_run:
             self.reads.__enter__()
 
     def __exit__(self, *exc):
-        global _RULE_DIR_KEYS, _RUN_DIGESTS, _RUN_DBS, _RUN_PID
+        global _RULE_DIR_KEYS, _RUN_DIGESTS
         if self.reads is not None:
             self.reads.__exit__(*exc)
-        dbs = _RUN_DBS or {}
-        _RULE_DIR_KEYS = _RUN_DIGESTS = _RUN_DBS = _RUN_PID = None
-        for db in dbs.values():
-            try:
-                db.close()
-            except Exception:
-                pass
+        _RULE_DIR_KEYS = _RUN_DIGESTS = None
+        from ..cache import store
 
-
-def run_dbs() -> dict | None:
-    """The run's shared connections, in the process that runs it (None elsewhere)."""
-    return _RUN_DBS if _RUN_PID == os.getpid() else None
-
-
-def code_stats() -> tuple[str, ...]:
-    """The code (editable installs change under the cache) and the parser and grammar binaries
-    (importlib.metadata would cost more start-up time than the whole lookup), as this process
-    imported them: read once per process (a check opens two caches, each a walk of the package).
-    A resident server's forks inherit them: a server only serves callers whose code has the
-    stats it started with (resident.code_key)."""
-    global _CODE_STATS
-    if _CODE_STATS is None:
-        from importlib.util import find_spec
-
-        parts = _tree_stats(Path(__file__).resolve().parents[1], "*.py")
-        for module in ("tree_sitter", "tree_sitter_cuda"):
-            spec = find_spec(module)
-            for location in (spec.submodule_search_locations or []) if spec else []:
-                parts += _tree_stats(Path(location), "*.so")
-        _CODE_STATS = tuple(parts)
-    return _CODE_STATS
+        store.flush()
 
 
 def rule_dir_key(d: Path, *, builtin: bool) -> str:
@@ -115,8 +67,12 @@ def rule_dir_key(d: Path, *, builtin: bool) -> str:
     the built-in rules' once per process, a user's once per run (`one_run`), else each time."""
     keys = _BUILTIN_DIR_KEYS if builtin else _RULE_DIR_KEYS
     got = keys.get(str(d)) if keys is not None else None
+    if got is None and builtin:
+        from ..rulebook.loader import RuleSource, _installed_key
+
+        got = _installed_key([RuleSource(d, True)])  # a regular install's: keyed by the install
     if got is None:
-        got = fingerprint(str(d), [p.split("\0", 1)[0] for p in _tree_stats(d, "*")])
+        got = fingerprint(str(d), _tree_files(d))
         if keys is not None:
             keys[str(d)] = got
     return got

@@ -21,7 +21,7 @@ from ..findings import Finding
 from ..lang.cxx.includes import reached_outside, resolved_includes
 from ..lang.source import SourceError, SourceText, read_bytes
 from ..lang.suppress import DIRECTIVE
-from ..project.discover import display_path, exclude_spec
+from ..project.discover import display_path, exclude_spec, held_back
 from ..results import SourceFile
 
 
@@ -82,7 +82,7 @@ def _identity(path: str):
 def _text(item: SourceFile, result) -> SourceText | None:
     """The file as the run left it (the positions of its findings refer to this text)."""
     try:
-        return SourceText.from_bytes(result.migrated if result.changed else read_bytes(item.path), result.path)
+        return SourceText.from_bytes(result.migrated if result.changed else read_bytes(item.path, item.real), result.path)
     except SourceError:
         return None
 
@@ -100,10 +100,9 @@ def _needing_migration(headers: list[str], settings, engine, root: str) -> set[s
     for header in headers:
         path = Path(header)
         lang = settings.language_for(path)
-        rel = os.path.relpath(header, root).replace(os.sep, "/")
-        if lang != "cuda" or (spec is not None and spec.match_file(rel)):
+        if lang != "cuda" or held_back(header, settings, spec) is not None:
             continue
-        items.append(SourceFile(display_path(path), lang))
+        items.append(SourceFile(display_path(path), lang, header))
     if not items:
         return set()
     # The fix results cached for the headers answer for those still holding (a pre-commit run
@@ -116,7 +115,7 @@ def _needing_migration(headers: list[str], settings, engine, root: str) -> set[s
         try:
             for item in items:
                 try:
-                    got = cache.changes(str(item.path), read_bytes(item.path), settings.root)
+                    got = cache.changes(str(item.path), read_bytes(item.path, item.real), settings.root)
                 except SourceError:
                     got = None  # reported (or not) as the analysis finds it
                 if got is None:

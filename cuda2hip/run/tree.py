@@ -23,10 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..findings import FileError
-from ..fix.writeback import WriteRefused, atomic_copy, atomic_symlink, atomic_write, remove_stale_temps, rewrite
+from ..fix.writeback import WriteRefused, atomic_copy, atomic_symlink, remove_stale_temps, rewrite, write_found
 from ..project.discover import EXTERNAL_LINK, FILE, LINK, SPECIAL, TreeEntry, display_path, walk_tree
-from ..results import Mode, RunResult
-from ..results import SourceFile
+from ..results import Mode, RunResult, SourceFile
 from ..settings import Settings
 from .build_renames import BUILD_LANGUAGES, rewrite_build_paths
 from .workers import run_files
@@ -147,7 +146,9 @@ class TreePlan:
         try:
             dest = self.destination(new_rel)
             if not _same_content(dest, data):
-                atomic_write(dest, data, mode=stat.S_IMODE(os.stat(item.path).st_mode), durable=False)
+                write_found(dest, data, mode=stat.S_IMODE(os.stat(item.real or item.path).st_mode))
+        except WriteRefused as exc:
+            return None, f"cannot write to the output tree: {exc.reason}"
         except OSError as exc:
             return None, f"cannot write to the output tree: {exc.strerror or exc}"
         return str(dest), None
@@ -156,18 +157,19 @@ class TreePlan:
         if final is None:
             return None, None  # bad input: untouched (and not renamed)
         path = item.path
+        real = item.real or os.path.realpath(path)
         taken = None
         try:
             if new_rel == rel:
                 if final == raw:
                     return None, None
-                rewrite(path, final, raw)
+                rewrite(real, final, raw)
                 return str(path), None
             new_path = self.top / new_rel
             taken = f"cannot rename to {new_path}: a file of that name exists; left untouched"
             if os.path.lexists(new_path):
                 return None, taken
-            rewrite(path, final, raw, rename_to=new_path)
+            rewrite(real, final, raw, rename_to=os.path.basename(new_rel))  # a new suffix, same folder
         except WriteRefused as exc:
             return None, exc.reason
         except FileExistsError as exc:  # the new name appeared meanwhile: never overwritten
@@ -238,10 +240,11 @@ def migrate_tree(src: Path, out: Path | None, settings: Settings, engine, *, ren
     sources: list[SourceFile] = []
     others: list[TreeEntry] = []
     errors: list[FileError] = []
+    top_real = os.path.realpath(src)
     for e in entries:
         lang = settings.language_for(e.path)
         if e.kind == FILE and not e.excluded and lang is not None:
-            sources.append(SourceFile(e.path, lang))
+            sources.append(SourceFile(e.path, lang, os.path.join(top_real, e.rel)))
         elif out is not None or e.kind == LINK:
             others.append(e)
         elif e.kind == SPECIAL and lang is not None:
@@ -266,7 +269,7 @@ def migrate_tree(src: Path, out: Path | None, settings: Settings, engine, *, ren
     summary.renamed = sum(1 for r in results if r.destination and r.error is None
                           and Path(r.path).relative_to(top).as_posix() in renames)
     if out is not None:
-        _copy_others(others, plan, src.resolve(), summary, errors)
+        _copy_others(others, plan, Path(top_real), summary, errors)
     elif renames:
         _repoint_links(others, plan, src.resolve(), summary, errors)
     errors += [r.error for r in results if r.error is not None]
@@ -283,7 +286,7 @@ def _copy_others(others: list[TreeEntry], plan: TreePlan, src_root: Path, summar
             dest = plan.destination(e.rel)
             if e.kind == FILE:
                 if not _same_file(e.path, dest):
-                    atomic_copy(e.path, dest)
+                    atomic_copy(src_root / e.rel, dest)
                 summary.copied += 1
                 continue
             if e.kind == LINK and e.target is not None:
@@ -299,8 +302,9 @@ def _copy_others(others: list[TreeEntry], plan: TreePlan, src_root: Path, summar
             if not (os.path.islink(dest) and os.readlink(dest) == text):
                 atomic_symlink(text, dest)
             summary.links += 1
-        except OSError as exc:
-            errors.append(FileError(str(e.path), f"cannot copy to the output tree: {exc.strerror or exc}"))
+        except (OSError, WriteRefused) as exc:
+            why = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc
+            errors.append(FileError(str(e.path), f"cannot copy to the output tree: {why}"))
 
 
 def _repoint_links(links: list[TreeEntry], plan: TreePlan, src_root: Path, summary: TreeSummary,

@@ -3,8 +3,9 @@ for larger runs (each has the engine: inherited when the platform forks, else bu
 the rule cache); small runs stay in-process, which keeps a pre-commit call fast. Results are
 placed by file index whatever the worker timing, so output is deterministic.
 
-Ctrl-C: workers ignore SIGINT; the parent cancels the chunks not started, lets running ones
-finish their (atomic) writes, stores what was done, and re-raises.
+Ctrl-C, SIGTERM, SIGHUP (system/signals.py): workers ignore them; the parent cancels the chunks
+not started, running ones stop after their current file and finish its (atomic) write, what was
+done is stored, and the parent re-raises.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ _ENGINE: Engine | None = None
 _WORKER: dict = {}
 
 
-def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None) -> None:
-    import signal
+def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None, stop) -> None:
+    from ..system.signals import in_worker
 
     # The parent decides what an interrupt stops; a worker always finishes its current file.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    in_worker(stop)
+    _WORKER["stop"] = stop
     global _ENGINE
     if _ENGINE is None or _ENGINE.settings != settings:  # a forked worker inherits the engine
         _ENGINE = Engine(settings)
@@ -80,22 +82,30 @@ def _work(chunk: list[tuple[int, SourceFile]]):
     if _WRITES is None and mode is Mode.FIX and plan is None:
         _WRITES = _BackgroundWrites()
     rows = []
+    stop = _WORKER["stop"]
     for index, item in chunk:
+        if stop.is_set():  # the run ends (a signal): the rest of the chunk is not started
+            break
         result, digest, entry = process_one(item, mode, settings, _ENGINE, plan, _WRITES)
         if entry is not None:
             result.findings, result.fixed = [], []  # rebuilt from the entry by the parent
-            entry = encode_entry(entry)
+            entry = encode_entry(entry, result.path)
         rows.append((index, result, digest, entry))
     if _WRITES is not None:
         _WRITES.wait()
-    return rows
+    from ..cache import store
+    from ..system.signals import RECEIVED
+
+    store.flush()  # the facts of header contents this worker derived
+
+    return rows, RECEIVED
 
 
 def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: Engine,
               plan: Delivery | None = None) -> list[FileResult]:
     """Results of `files`, in their order: cached ones first, the rest computed."""
     from ..cache import facts as content_facts
-    from .cached import ResultCache, decode_entry_head
+    from .cached import ResultCache, decode_entry_head, own_paths
 
     content_facts.configure(settings.use_cache)  # what headers define, kept as results are
     results: list[FileResult | None] = [None] * len(files)
@@ -106,7 +116,7 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
             hit = None
             if cache is not None:
                 try:
-                    raw = read_bytes(item.path)
+                    raw = read_bytes(item.path, item.real)
                 except SourceError:
                     raw = None  # reported when processed
                 if raw is not None:
@@ -121,13 +131,14 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
         def collect(index: int, result: FileResult, digest: bytes | None, entry: "Entry | bytes | None") -> None:
             if isinstance(entry, bytes):  # from a worker
                 encoded, entry = entry, decode_entry_head(entry)
-                result.findings = list(entry.findings)
-                result.set_encoded_fixed(bytes(entry.fixed))  # a copy: the Raw would keep the whole blob
+                result.findings = own_paths(list(entry.findings), result.path)
+                if not result.unwritten:  # else nothing was fixed
+                    result.set_encoded_fixed(bytes(entry.fixed))  # a copy: the Raw would keep the whole blob
             else:
                 encoded = None
             results[index] = result
             if cache is not None and entry is not None and digest is not None:
-                cache.put(cache.key(result.path, digest), entry, encoded)
+                cache.put(cache.key(result.path, digest), entry, result.path, encoded)
 
         # Rules are compiled only when a file needs them (a run served by the cache compiles
         # nothing), in the parent first: rule errors surface once, before any worker starts.
@@ -145,6 +156,11 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
     finally:
         if cache is not None:
             cache.close()
+    for index, result in enumerate(results):
+        if result is not None and result.unwritten:
+            # Not fixed: what remains is what the file holds, so its findings are a check's.
+            checked = process_one(files[index], Mode.CHECK, settings, engine)[0]
+            result.findings, result.scanned = checked.findings, checked.error is None
     drop_names_defined_elsewhere(results)
     return results  # type: ignore[return-value]
 
@@ -177,24 +193,33 @@ def _compute_parallel(files, pending, settings, mode, engine, plan, collect, bar
         chunks.append([(i, files[i]) for i in pending[k:k + size]])
         k += size
     _ENGINE = engine  # what forked workers inherit
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), initializer=_init_worker,
-                               initargs=(settings, mode, plan))
+    import multiprocessing
+
+    from ..system.signals import Terminated
+
+    context = multiprocessing.get_context()
+    stop = context.Event()  # set: the workers end their shares after their current file
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=context, initializer=_init_worker,
+                               initargs=(settings, mode, plan, stop))
     try:
         running = {pool.submit(_work, chunk) for chunk in chunks}
         while running:
             done, running = wait(running, return_when=FIRST_COMPLETED)
             for fut in done:
-                rows = fut.result()
+                rows, signum = fut.result()
                 for row in rows:
                     collect(*row)
                 bar.advance(len(rows))
+                if signum is not None:  # a worker was sent SIGTERM or SIGHUP: the run ends
+                    raise Terminated(signum)
     except BaseException:
-        # Ctrl-C (or a failure): start nothing new; running chunks finish their atomic writes
-        # and are still counted (and cached).
+        # Ctrl-C, a signal (or a failure): start nothing new; running chunks stop after their
+        # current file, finish its atomic write, and are still counted (and cached).
+        stop.set()
         pool.shutdown(wait=True, cancel_futures=True)
         for fut in running:
             if fut.done() and not fut.cancelled() and fut.exception() is None:
-                for row in fut.result():
+                for row in fut.result()[0]:
                     collect(*row)
         raise
     pool.shutdown(wait=True)

@@ -162,8 +162,10 @@ def load(folder: Path, base: Path) -> Toolchain | str:
         return f"{clang} is missing ({fetch})"
     try:
         system_root = sysroot(base)
-    except OSError as exc:
-        return f"cannot prepare the sysroot in {base}: {exc}"
+    except OSError as exc:  # a folder this user cannot write: the sysroot there, as it is
+        system_root = base / "sysroot"
+        if not system_root.is_dir():
+            return f"cannot prepare the sysroot in {base}: {exc}"
     hipcc = (str(clang), "-O3", "-nogpulib", f"--sysroot={system_root}", f"--rocm-path={folder / 'rocm' / 'usr'}")
     packages = json.dumps(manifest["packages"], sort_keys=True)
     return Toolchain(manifest["release"], hipcc, (), manifest["rocm_version"], manifest["hip_version"],

@@ -20,8 +20,9 @@ from cuda2hip.checks.api.rename import resolve
 
 from . import probe_calls, probes
 from .compilers import Compiler
-from .corrections import COL, PACKAGES, is_plain_c
+from .corrections import COL, PACKAGES
 from .probe_run import Runner
+from .targets import table_targets
 
 PROBES = Path(__file__).resolve().parents[1] / "data" / "rocm-probes.json"
 # The Debian suite whose headers the header facts hold for each audited release.
@@ -68,15 +69,19 @@ def wanted(tables: dict[str, dict], inline, fixed, facts: dict, release: str):
 
 
 def call_probes(tables: dict[str, dict], release: str, decls, macros) -> dict[str, str]:
+    """name -> call probe, for the functions the tables write (a later release's name for a
+    target is called as the target is: it took over its signature)."""
     out: dict[str, str] = {}
-    for profile, (t, _a, _r) in COL.items():
-        want, library_of = {}, {}
-        for lib, payload in tables.items():
-            for cuda, row in payload["names"].items():
-                if row[t] and row[1] == "function" and not is_plain_c(row[t]):
-                    want.setdefault(row[t], cuda)
-                    library_of[cuda] = lib
-        out.update(probe_calls.calls(profile, want, decls, macros, library_of, _rename_at(tables, profile, release)))
+    for profile in COL:
+        want, library_of, same_as = {}, {}, {}
+        for t in table_targets(tables):
+            if t.profile == profile and t.kind == "function":
+                want.setdefault(t.name, t.cuda)
+                library_of[t.cuda] = t.library
+                if t.replaces:
+                    same_as[t.name] = t.replaces
+        out.update(probe_calls.calls(profile, want, decls, macros, library_of, _rename_at(tables, profile, release),
+                                     same_as))
     return out
 
 

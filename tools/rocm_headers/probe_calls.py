@@ -58,14 +58,17 @@ def call_code(target: str, decl, casts: dict, rename) -> str:
     return f"using t = decltype(::{target}({', '.join(args)}));"
 
 
-def calls(profile: str, wanted: dict[str, str], decls: dict, macros: dict, library_of: dict[str, str], rename) -> dict[str, str]:
+def calls(profile: str, wanted: dict[str, str], decls: dict, macros: dict, library_of: dict[str, str], rename,
+          same_as: dict[str, str] | None = None) -> dict[str, str]:
     """target name -> call probe, for the targets in `wanted` (target -> CUDA name) whose rename
-    the signature data calls `same` or `cast`."""
+    the signature data calls `same` or `cast` (`same_as`: name -> the target whose verdict it
+    shares)."""
     data = verdicts(profile)
+    same_as = same_as or {}
     out = {}
     for target, cuda in wanted.items():
         row = data.get(cuda)
-        if row is None or row[0] != target or row[1] not in ("same", "cast"):
+        if row is None or row[0] not in (target, same_as.get(target)) or row[1] not in ("same", "cast"):
             continue
         lib = library_of.get(cuda)
         found = decls.get(lib, {}).get(macros.get(cuda, cuda), [])

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .corrections import COL, PACKAGES, is_plain_c, lookup_name
+from .corrections import lookup_name
+from .targets import table_targets
 
 # The headers each library's probes include (after hip/hip_runtime.h, each only where the release
 # has it): the headers migrated code includes (the include maps' targets), plus HIP's own headers
@@ -111,17 +112,12 @@ class Wanted:
 
 
 def table_names(tables: dict[str, dict]) -> dict[str, str]:
-    """Every target of the name tables, both profiles: name -> its library's Debian package."""
+    """Every name the name tables write at some release, both profiles (targets.table_targets):
+    name -> its library's Debian package."""
     out: dict[str, str] = {}
-    for lib, payload in tables.items():
-        for row in payload["names"].values():
-            for profile, (t, _a, _r) in COL.items():
-                name = row[t]
-                if not name or is_plain_c(name) or (profile == "hip" and lib == "cudnn"):
-                    continue
-                if not _QUALIFIED.fullmatch(name):
-                    continue
-                out.setdefault(name, PACKAGES[profile].get(lib) or "libamdhip64-dev")
+    for t in table_targets(tables):
+        if _QUALIFIED.fullmatch(t.name):
+            out.setdefault(t.name, t.package or "libamdhip64-dev")
     return out
 
 

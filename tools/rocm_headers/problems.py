@@ -22,6 +22,18 @@ def verdict(facts: dict, t) -> tuple[str, str]:
             return "problem", f"{where} was added by hand and no fetched header declares it"
         return ("ok" if entries else "unverifiable"), "no Debian package of its library"
     label = LABELS.get(t.package, t.package)
+    if t.replaces:
+        # a later release's name for `t.replaces`: it must be declared from the release that
+        # writes it; before, it may be declared with another signature (hipBLAS 2's plain names
+        # took hipblasComplex), which only the compile probes can tell
+        later = [r for r in releases if vt(r[0]) >= vt(t.added)]
+        if not later:
+            return "unverifiable", f"written from {label} {t.added}, newer than the newest checked"
+        lacking = [r[0] for r in later if not r[1]]
+        if lacking:
+            return "problem", (f"{where}: written from ROCm {t.added} in place of `{t.replaces}`, but no header of "
+                               f"{label} " + ", ".join(lacking) + " declares it")
+        return "ok", ""
     if not any(r[1] for r in releases):
         newest = releases[-1][0]
         if opt_in_only(facts, name, t.package) or (entries and t.hand_added):

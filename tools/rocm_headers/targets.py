@@ -10,6 +10,8 @@ from pathlib import Path
 
 import yaml
 
+from cuda2hip.api.tables import successors
+
 from .corrections import COL, PACKAGES, is_plain_c
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,6 +27,10 @@ class Target:
     added: str = ""  # the ROCm version the data says it needs
     removed: str = ""
     hand_added: bool = False  # not from HIPIFY's tables: only a header can vouch for it
+    kind: str = ""  # the table row's kind (function, datatype, define)
+    # the table target this name replaces from `added` on (a later release's name for it,
+    # rules/api/data/releases/successors.json): the rewriter writes it only from that release
+    replaces: str = ""
 
     @property
     def package(self) -> str | None:
@@ -32,7 +38,9 @@ class Target:
 
 
 def table_targets(tables: dict[str, dict]) -> list[Target]:
-    """The names the rows of `tables` (library -> generated payload) emit, in either profile."""
+    """The names the rows of `tables` (library -> generated payload) emit, in either profile, at
+    some release: each row's target, and the name a later release writes in its place."""
+    later = successors()
     out = []
     for lib, payload in tables.items():
         hand = set(payload.get("hand_added", ()))
@@ -41,7 +49,10 @@ def table_targets(tables: dict[str, dict]) -> list[Target]:
                 name = row[t]
                 if not name or is_plain_c(name) or (profile == "hip" and lib == "cudnn"):
                     continue  # (HIPIFY's hipDNN targets have no ROCm release: never written)
-                out.append(Target(name, lib, profile, cuda, row[a], row[r], cuda in hand))
+                out.append(Target(name, lib, profile, cuda, row[a], row[r], cuda in hand, row[1]))
+                if name in later:
+                    since, new = later[name]
+                    out.append(Target(new, lib, profile, cuda, since, "", False, row[1], replaces=name))
     return out
 
 

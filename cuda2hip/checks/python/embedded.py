@@ -83,8 +83,9 @@ class EmbeddedCudaRule(PyRule):
         plen = len(prefix.encode())
         vlen = len(st.text.value_bytes)
         ctx.embedded_errors += result.parse_errors
+        starts = _line_starts(prefix.encode() + st.text.value_bytes + suffix.encode()) if result.error_lines else []
         for line in result.error_lines:
-            v = _line_offset(prefix + st.text.value + suffix, line) - plen
+            v = (starts[line - 1] if line <= len(starts) else starts[-1]) - plen
             ctx.embedded_error_starts.append(st.text.start(min(max(v, 0), vlen)))
         not_rewritten = 0
         for f in result.findings:
@@ -140,14 +141,11 @@ def _lint_cuda(ctx, text: str):
         return None, None  # not C/C++ at all (a file name, a message): nothing to check
 
 
-def _line_offset(text: str, line: int) -> int:
-    pos = 0
-    for _ in range(line - 1):
-        nxt = text.find("\n", pos)
-        if nxt == -1:
-            break
-        pos = nxt + 1
-    return len(text[:pos].encode("utf-8"))
+def _line_starts(data: bytes) -> list[int]:
+    """Byte offsets where the lines of `data` start (its text's lines, as a lint counts them)."""
+    import re
+
+    return [0] + [m.end() for m in re.finditer(b"\n", data)]
 
 
 def _map_fix(fix: Fix, st, plen: int, vlen: int, ctx) -> Fix | None:
@@ -156,7 +154,6 @@ def _map_fix(fix: Fix, st, plen: int, vlen: int, ctx) -> Fix | None:
     from ...lang.python.literals import encode_for
 
     literal_start, literal_end = ctx.module.span(st.literal)
-    value = st.text.value_bytes
     edits = []
     for e in fix.edits:
         vs, ve = e.start - plen, e.end - plen
@@ -167,14 +164,57 @@ def _map_fix(fix: Fix, st, plen: int, vlen: int, ctx) -> Fix | None:
         if bs is None or be is None or text is None:
             return None
         edits.append((vs, ve, e.text, Edit(bs, be, text)))
-    # Check: the edited literal must evaluate to the edited value.
+    # Check: the edited literal must evaluate to the edited value. Where the edits lie apart,
+    # around each alone (linear in the literal's size however many fixes map into it); if
+    # that check fails, on the whole literal, which decides.
     token = ctx.source.data[literal_start:literal_end]
-    new_token = _apply(token, [(ed.start - literal_start, ed.end - literal_start, ed.text.encode())
-                               for *_, ed in edits])
-    new_value = _apply(value, [(vs, ve, t.encode()) for vs, ve, t, _ in edits])
-    if _evaluate(new_token) != new_value.decode("utf-8"):
-        return None
+    if not all(_holds_around(token, literal_start, st, edit) for edit in _apart(edits)):
+        value = st.text.value_bytes
+        new_token = _apply(token, [(ed.start - literal_start, ed.end - literal_start, ed.text.encode())
+                                   for *_, ed in edits])
+        new_value = _apply(value, [(vs, ve, t.encode()) for vs, ve, t, _ in edits])
+        if _evaluate(new_token) != new_value.decode("utf-8"):
+            return None
     return Fix(fix.applicability, tuple(ed for *_, ed in edits), fix.description)
+
+
+def _apart(edits: list) -> list:
+    """The edits, when no two of them are closer than a few units (else none: checked whole)."""
+    ordered = sorted(edits, key=lambda e: e[0])
+    if any(b[0] - a[1] < 8 for a, b in zip(ordered, ordered[1:])):
+        return [None]
+    return ordered
+
+
+def _holds_around(token: bytes, literal_start: int, st, edit) -> bool:
+    """Whether one edit of a literal evaluates right around it: the literal's prefix and quotes
+    around the unit before the edit, the edit and the unit after it (widened over backslashes
+    in a raw literal and over quote characters, which pair with their neighbours), evaluate to
+    the value of those units with the edit made. Decoding a literal is local (an escape looks
+    ahead a few characters at most, and is whole on each side of the edit), so this holds for
+    the whole literal exactly when it holds around the edit."""
+    if edit is None:
+        return False
+    vs, ve, text, ed = edit
+    tm, syntax = st.text, st.syntax
+    opening = len((syntax.prefix + syntax.quote).encode())
+    body_start, body_end = literal_start + opening, literal_start + len(token) - len(syntax.quote)
+    quote, pairs = syntax.quote[0].encode(), (b"\\", syntax.quote[0].encode())
+    vws, ws = (vs, ed.start)
+    if ws > body_start:
+        vws, ws = tm.unit_before(vs)
+    while ws > body_start and token[ws - 1 - literal_start:ws - literal_start] in pairs:
+        vws, ws = tm.unit_before(vws)
+    vwe, we = (ve, ed.end)
+    if we < body_end:
+        vwe, we = tm.unit_after(ve)
+    while we < body_end and token[we - literal_start:we - literal_start + 1] == quote:
+        vwe, we = tm.unit_after(vwe)
+    window = (token[:opening] + token[ws - literal_start:ed.start - literal_start] + ed.text.encode()
+              + token[ed.end - literal_start:we - literal_start] + syntax.quote.encode())
+    value = tm.value_bytes
+    expected = value[vws:vs] + text.encode() + value[ve:vwe]
+    return _evaluate(window) == expected.decode("utf-8")
 
 
 def _apply(data: bytes, edits) -> bytes:

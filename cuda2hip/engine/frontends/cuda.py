@@ -272,6 +272,13 @@ class CudaFrontend(Frontend):
         global _RUN_KINDS
         _RUN_KINDS = rules.dispatch_kinds | rules.fragment_rules.dispatch_kinds
         _dispatch_query(_RUN_KINDS, True, True)
+        # The other queries a many-file run builds (a header's definitions, thread-taint's
+        # nodes), built once here rather than in each worker process (~15-50 ms each).
+        from ...lang.cxx import thread_taint
+        from ...lang.cxx.definitions import _query
+
+        _query()
+        thread_taint.prepare()
 
     def lint(self, source: SourceText, rules: RuleSet, settings: Settings, *,
              validate: bool = True) -> LintResult:

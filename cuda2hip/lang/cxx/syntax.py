@@ -97,8 +97,13 @@ def nodes_of(root: ts.Node, kinds: tuple[str, ...], purpose: str) -> list[ts.Nod
     if parsing.walk_instead_of_query(purpose, root.end_byte - root.start_byte, root):
         wanted = frozenset(kinds)
         return [n for n in walk(root) if n.type in wanted]
-    source = "[" + " ".join(f"({k})" for k in kinds) + "] @n"
-    return list(ts.QueryCursor(_query(source)).captures(root).get("n", ()))
+    return list(ts.QueryCursor(kinds_query(kinds)).captures(root).get("n", ()))
+
+
+def kinds_query(kinds: tuple[str, ...]) -> ts.Query:
+    """The query of `nodes_of` (built once per process; a run over many files builds it before
+    its workers start)."""
+    return _query("[" + " ".join(f"({k})" for k in kinds) + "] @n")
 
 
 def declarator_name(decl: ts.Node | None, data: bytes) -> str | None:

@@ -16,7 +16,7 @@ from bisect import bisect_left, bisect_right
 import tree_sitter as ts
 from msgspec import Struct
 
-from .syntax import nodes_of, declarator_name, function_body, named, text
+from .syntax import declarator_name, function_body, kinds_query, named, nodes_of, text
 
 # Per-thread values: the thread index, the lane id, and cooperative-groups ranks.
 THREAD_SOURCES = frozenset({
@@ -34,6 +34,12 @@ SCOPES = frozenset({"compound_statement", "for_statement", "for_range_loop", "if
                     "switch_statement", "case_statement", "function_definition", "lambda_expression"})
 _KINDS = ("identifier", "field_identifier", "declaration", "init_declarator", "assignment_expression",
           "for_range_loop", "return_statement", "continue_statement")
+
+
+def prepare() -> None:
+    """Before a many-file run's workers start: the query they all use."""
+    kinds_query(_KINDS)
+
 
 Var = tuple  # (declaration position, name); position -1: not declared in the function
 

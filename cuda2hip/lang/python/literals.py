@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import lru_cache
 
 _SIMPLE_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "a": "\a", "b": "\b", "f": "\f", "n": "\n",
                    "r": "\r", "t": "\t", "v": "\v"}
@@ -31,40 +32,59 @@ class Segment:
     exact: bool  # verbatim (byte for byte) or a unit (escape, field) that maps as a whole
 
 
-@dataclass
 class TextMap:
-    """Value text of one or more literal pieces and where each value byte comes from."""
+    """Value text of one or more literal pieces and where each value byte comes from. Built
+    piece by piece (a verbatim run is one piece) and looked up by bisection: linear in the
+    literal's size however many findings map through it (a 5 MB kernel string took minutes)."""
 
-    value: str = ""
-    segments: list[Segment] = field(default_factory=list)
-    _vbytes: int = 0
+    def __init__(self):
+        self.segments: list[Segment] = []
+        self._parts: list[str] = []
+        self._vbytes = 0
+        self._value: str | None = ""
+        self._bytes: bytes | None = b""
+        self._starts: list[int] | None = []
 
-    def add(self, text: str, sstart: int, send: int, exact: bool) -> None:
-        n = len(text.encode("utf-8"))
-        if exact and self.segments and self.segments[-1].exact and self.segments[-1].vend == self._vbytes \
-                and self.segments[-1].send == sstart:
-            self.segments[-1].vend += n
-            self.segments[-1].send = send
+    def add(self, text: str, sstart: int, send: int, exact: bool, size: int | None = None) -> None:
+        """Append `text` (`size` bytes in UTF-8, when known), read from file bytes [sstart, send)."""
+        n = len(text.encode("utf-8")) if size is None else size
+        last = self.segments[-1] if self.segments else None
+        if exact and last is not None and last.exact and last.vend == self._vbytes and last.send == sstart:
+            last.vend += n
+            last.send = send
         else:
             self.segments.append(Segment(self._vbytes, self._vbytes + n, sstart, send, exact))
-        self.value += text
+            self._starts = None
+        self._parts.append(text)
         self._vbytes += n
+        self._value = self._bytes = None
 
     def extend(self, other: "TextMap") -> None:
+        data = other.value_bytes
         for seg in other.segments:
-            text = other.value_bytes[seg.vstart:seg.vend].decode("utf-8")
-            self.add(text, seg.sstart, seg.send, seg.exact)
+            self.add(data[seg.vstart:seg.vend].decode("utf-8"), seg.sstart, seg.send, seg.exact, seg.vend - seg.vstart)
+
+    @property
+    def value(self) -> str:
+        if self._value is None:
+            self._value = "".join(self._parts)
+            self._parts = [self._value]
+        return self._value
 
     @property
     def value_bytes(self) -> bytes:
-        return self.value.encode("utf-8")
+        if self._bytes is None:
+            self._bytes = self.value.encode("utf-8")
+        return self._bytes
+
+    def _index(self, v: int) -> int:
+        """Index of the segment holding value byte `v` (the last one starting at or before it)."""
+        if self._starts is None:
+            self._starts = [s.vstart for s in self.segments]
+        return max(bisect.bisect_right(self._starts, v) - 1, 0)
 
     def _segment(self, v: int) -> Segment | None:
-        if not self.segments:
-            return None
-        starts = [s.vstart for s in self.segments]
-        i = bisect.bisect_right(starts, v) - 1
-        return self.segments[max(i, 0)]
+        return self.segments[self._index(v)] if self.segments else None
 
     def start(self, v: int) -> int:
         """File offset where the value byte `v` begins (a unit maps to its start)."""
@@ -89,14 +109,42 @@ class TextMap:
     def boundary(self, v: int) -> int | None:
         """File offset of value position `v` when it is an exact boundary (edits may start or end
         there), else None (inside an escape sequence or field)."""
-        for seg in self.segments:
-            if seg.vstart == v:
-                return seg.sstart
-            if seg.vstart < v < seg.vend:
-                return seg.sstart + (v - seg.vstart) if seg.exact else None
-        if self.segments and v == self.segments[-1].vend:
-            return self.segments[-1].send
-        return None if self.segments else 0
+        segments = self.segments
+        if not segments:
+            return 0
+        self._index(v)  # (the starts, built once)
+        i = bisect.bisect_left(self._starts, v)
+        if i < len(segments) and segments[i].vstart == v:  # the first unit there (an empty one too)
+            return segments[i].sstart
+        seg = segments[i - 1] if i > 0 else None
+        if seg is not None and seg.vstart < v < seg.vend:
+            return seg.sstart + (v - seg.vstart) if seg.exact else None
+        if v == segments[-1].vend:
+            return segments[-1].send
+        return None
+
+    def unit_before(self, v: int) -> tuple[int, int]:
+        """(value, file) offsets where the unit ending at value boundary `v` > 0 starts: a
+        whole escape or field, or one character of a verbatim run."""
+        seg = self.segments[self._index(v - 1)]
+        if not seg.exact:
+            return seg.vstart, seg.sstart
+        data = self.value_bytes
+        u = v - 1
+        while u > seg.vstart and data[u] & 0xC0 == 0x80:  # back to the first byte of a character
+            u -= 1
+        return u, seg.sstart + (u - seg.vstart)
+
+    def unit_after(self, v: int) -> tuple[int, int]:
+        """(value, file) offsets where the unit starting at value boundary `v` ends."""
+        seg = self.segments[self._index(v)]
+        if not seg.exact:
+            return seg.vend, seg.send
+        data = self.value_bytes
+        u = v + 1
+        while u < seg.vend and data[u] & 0xC0 == 0x80:
+            u += 1
+        return u, seg.sstart + (u - seg.vstart)
 
 
 @dataclass(frozen=True)
@@ -138,8 +186,9 @@ def decode_into(out: TextMap, body: str, body_start: int, syntax: LiteralSyntax,
     """Append the value of a literal body (which starts at file byte `body_start`) to `out`.
 
     `braces`: `{{` / `}}` stand for one brace (f-string text, str.format); `fields`: a `{...}`
-    replacement field becomes PLACEHOLDER (str.format)."""
+    replacement field becomes PLACEHOLDER (str.format). Verbatim runs go in whole."""
     raw, is_bytes = syntax.raw, syntax.is_bytes
+    special = _special(raw, braces or fields)
     pos = body_start  # file byte offset of body[i]
     i, n = 0, len(body)
 
@@ -147,6 +196,15 @@ def decode_into(out: TextMap, body: str, body_start: int, syntax: LiteralSyntax,
         return len(body[a:b].encode("utf-8"))
 
     while i < n:
+        m = special.search(body, i)
+        j = n if m is None else m.start()
+        if j > i:  # a verbatim run
+            run = body[i:j]
+            size = len(run.encode("utf-8"))
+            out.add(run, pos, pos + size, exact=True, size=size)
+            pos += size
+            i = j
+            continue
         c = body[i]
         if c == "\\" and not raw:
             text, used = _escape(body, i, is_bytes)
@@ -165,12 +223,18 @@ def decode_into(out: TextMap, body: str, body_start: int, syntax: LiteralSyntax,
             used = (close - i + 1) if close != -1 else n - i
             end = pos + width(i, i + used)
             out.add(PLACEHOLDER, pos, end, exact=False)
-        else:
+        else:  # a brace that is no unit: verbatim
             used = 1
             end = pos + width(i, i + 1)
             out.add(c, pos, end, exact=True)
         pos = end
         i += used
+
+
+@lru_cache(maxsize=None)
+def _special(raw: bool, braces: bool) -> re.Pattern:
+    """What may start a unit of a body: a backslash (unless raw), a CR, a brace (with braces)."""
+    return re.compile("[" + ("" if raw else "\\\\") + "\r" + ("{}" if braces else "") + "]")
 
 
 def _escape(body: str, i: int, is_bytes: bool) -> tuple[str, int]:
