@@ -28,6 +28,7 @@ PREDICATES = {
     "kernel-argument-cast": "api_forms",
     "launch-bounds-min-blocks": "hazards",
     "legacy-stream-unavailable": "streams",
+    "map-flag-as-register-flag": "type_forms",
     "legacy-warp-intrinsic": "warp",
     "memory-type-integer": "hazards",
     "null-stream-work-with-nonblocking-streams": "streams",
