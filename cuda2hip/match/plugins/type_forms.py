@@ -173,3 +173,21 @@ def map_flag_as_register_flag(node, env, ctx, args):
         return False
     suffix = name.split("GraphicsMapFlags", 1)[1]
     return {"FLAG": capture(node, data, f"hipGraphicsRegisterFlags{suffix}")}
+
+
+# ------------------------------------------------------------------------------ HIP146
+
+
+@predicate("register-storage-class", requires=("register",))
+def register_storage_class(node, env, ctx, args):
+    return text(node, ctx.data) == "register"
+
+
+@fix_builder("drop-register")
+def drop_register(match, ctx, rule):
+    """Remove `register` and the blanks after it on its line (`register float x` -> `float x`)."""
+    data = ctx.data
+    end = match.node.end_byte
+    while end < len(data) and data[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    return BuiltFix([Edit(match.node.start_byte, end, "")], description="Remove `register`")
