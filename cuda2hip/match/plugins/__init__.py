@@ -5,7 +5,7 @@ several ms), through the index below: add a module here and its names to the ind
 module)."""
 
 MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "deprecated_api", "device_functions", "hazards", "host_math", "launch", "memcpy_async", "std_headers_dropped", "streams",
-           "struct_fields", "type_forms", "warp", "warp_size", "wavefront_macro"]
+           "struct_fields", "surface_forms", "type_forms", "warp", "warp_size", "wavefront_macro"]
 
 # predicate name -> module that registers it
 PREDICATES = {
@@ -38,6 +38,7 @@ PREDICATES = {
     "stream-flag-as-handle": "streams",
     "string-header-dropped": "std_headers_dropped",
     "struct-field-missing": "struct_fields",
+    "surface-boundary-mode": "surface_forms",
     "texture-reference": "hazards",
     "warp-sync-mask-32-bit": "warp",
     "warp-sync-unavailable": "warp",
@@ -57,11 +58,12 @@ BUILDERS = {
     "cmake-legacy-target": "cmake_build",
     "coordinate-to-unsigned": "type_forms",
     "cuda-arch-to-hip-device-compile": "hazards",
+    "drop-boundary-mode": "surface_forms",
     "drop-register": "type_forms",
     "hip_symbol_wrap": "launch",
     "host-math-std": "host_math",
-    "kernel-argument-cast": "api_forms",
     "include-string-header": "std_headers_dropped",
+    "kernel-argument-cast": "api_forms",
     "kernel_launch_to_ggl": "launch",
     "launch-bounds-waves": "hazards",
     "legacy-stream-to-null": "streams",
