@@ -4,7 +4,7 @@ several ms), through the index below: add a module here and its names to the ind
 (tests/test_plugin_index.py checks that the index names every registered function and its
 module)."""
 
-MODULES = ["api_forms", "barriers", "cmake_build", "constexpr_math", "deprecated_api", "device_functions", "hazards", "host_math", "launch", "memcpy_async", "std_headers_dropped", "streams",
+MODULES = ["api_forms", "barriers", "cg_shuffle", "cmake_build", "constexpr_math", "deprecated_api", "device_functions", "hazards", "host_math", "launch", "memcpy_async", "std_headers_dropped", "streams",
            "struct_fields", "surface_forms", "type_forms", "warp", "warp_size", "wavefront_macro"]
 
 # predicate name -> module that registers it
@@ -14,6 +14,7 @@ PREDICATES = {
     "bare-s-barrier": "barriers",
     "barrier-in-thread-dependent-flow": "barriers",
     "blocking-copy-call": "memcpy_async",
+    "cg-shuffle-vector": "cg_shuffle",
     "constexpr-math-call": "constexpr_math",
     "coordinate-min-max": "type_forms",
     "cuda-arch-condition": "hazards",
