@@ -1,5 +1,5 @@
 """Constructs of NVIDIA's CUDA samples that nvcc accepts and HIP 6.4 / 7.2 reject unless migrated
-(HIP100's GL interop header, HIP144-HIP147): valid CUDA (nvcc), migrated with plain `fix
+(HIP100's GL interop header, HIP144-HIP147, HIP149): valid CUDA (nvcc), migrated with plain `fix
 --target-rocm R` they compile with release R's hipcc, except the surface write given the trap
 mode, whose fix is unsafe: it stays, with HIP147 at its line."""
 
@@ -14,6 +14,8 @@ SAFE = """\
 #include <cuda_runtime.h>
 #include <cuda_gl_interop.h>
 #include <vector_functions.h>
+#include <thrust/device_ptr.h>
+#include <thrust/sort.h>
 
 struct cudaGraphicsResource *cuda_pbo_resource;
 
@@ -26,6 +28,12 @@ float sum(const float* v, int n) {
   register float s = 0.0f;
   for (register int i = 0; i < n; i++) s += v[i];
   return s;
+}
+
+void keys(unsigned int* d, int n) {
+  thrust::device_ptr<unsigned int> p(d);
+  thrust::sequence(p, p + n);
+  thrust::sort(p, p + n);
 }
 
 __global__ void write_zero(cudaSurfaceObject_t out, int w) {
@@ -67,7 +75,7 @@ def test_safe_fixes_compile_at_the_release(tmp_path, hipcc):
     text = migrated.read_text()
     assert "hip/hip_gl_interop.h" in text and "hipGraphicsResource *cuda_pbo_resource" in text
     assert "hipGraphicsRegisterFlagsWriteDiscard" in text and "register " not in text
-    assert "BoundaryMode" not in text
+    assert "BoundaryMode" not in text and "#include <thrust/sequence.h>" in text
     proc = hipcc(migrated)
     assert proc.returncode == 0, proc.stderr
 

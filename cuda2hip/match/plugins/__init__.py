@@ -5,7 +5,7 @@ several ms), through the index below: add a module here and its names to the ind
 module)."""
 
 MODULES = ["api_forms", "barriers", "cg_shuffle", "cmake_build", "constexpr_math", "deprecated_api", "device_functions", "hazards", "host_math", "launch", "memcpy_async", "std_headers_dropped", "streams",
-           "struct_fields", "surface_forms", "type_forms", "warp", "warp_size", "wavefront_macro"]
+           "struct_fields", "surface_forms", "thrust_headers", "type_forms", "warp", "warp_size", "wavefront_macro"]
 
 # predicate name -> module that registers it
 PREDICATES = {
@@ -41,6 +41,7 @@ PREDICATES = {
     "struct-field-missing": "struct_fields",
     "surface-boundary-mode": "surface_forms",
     "texture-reference": "hazards",
+    "thrust-header-missing": "thrust_headers",
     "warp-sync-mask-32-bit": "warp",
     "warp-sync-unavailable": "warp",
     "wavefront-size-macro": "wavefront_macro",
@@ -64,6 +65,7 @@ BUILDERS = {
     "hip_symbol_wrap": "launch",
     "host-math-std": "host_math",
     "include-string-header": "std_headers_dropped",
+    "include-thrust-header": "thrust_headers",
     "kernel-argument-cast": "api_forms",
     "kernel_launch_to_ggl": "launch",
     "launch-bounds-waves": "hazards",
