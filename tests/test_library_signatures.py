@@ -74,7 +74,7 @@ def test_a_rename_whose_signature_differs_is_unsafe_and_says_how():
     text = "void f(cusolverDnHandle_t h, float* A, float* w, int* info) { cusolverDnSpotrf(h, u, 4, A, 4, w, 16, info); }\n"
     f = _finding(_lint(text, library_profile="roc"), "cusolverDnSpotrf")
     assert f.fix.applicability.value == "unsafe"
-    assert "not a drop-in replacement (rocSOLVER 3.21.0): rocSOLVER's `rocsolver_spotrf` takes 6 parameters, " \
+    assert "not a drop-in replacement (rocSOLVER 3.32.0): rocSOLVER's `rocsolver_spotrf` takes 6 parameters, " \
            "cuSOLVER's `cusolverDnSpotrf` 8" in f.message
 
 
@@ -190,3 +190,19 @@ def test_the_compiler_decides_what_the_spellings_cannot(hipcc):
     pairs = [("hipStream_t", "ihipStream_t *"), ("const float *", "float *"), ("no_such_type", "int"),
              ("int64_t", "long")]
     assert tu.same_types(pairs) == {("hipStream_t", "ihipStream_t *"), ("int64_t", "long")}
+
+
+SPMV = ("void f(cusparseHandle_t h, cusparseConstSpMatDescr_t A, cusparseConstDnVecDescr_t x, cusparseDnVecDescr_t y,\n"
+        "       float* a, size_t* n) {\n"
+        "  cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, a, A, x, a, y, CUDA_R_32F,\n"
+        "                          CUSPARSE_SPMV_ALG_DEFAULT, n);\n}\n")
+
+
+@pytest.mark.parametrize("release,applicability", [("5.2", "unsafe"), ("6.4", "safe"), ("7.2", "safe")])
+def test_verdicts_follow_the_target_release(release, applicability):
+    """hipSPARSE 2.x (the release-less verdicts) had no const descriptors, so the generic API was no
+    drop-in there; the hipSPARSE of ROCm 6.4 and 7.2 takes cuSPARSE 12's const descriptors
+    (rules/api/signatures/hip-6.4.json, hip-7.2.json: `generate_signature_data.py --release R`)."""
+    f = _finding(_lint(SPMV, target_rocm=release), "cusparseSpMV_bufferSize")
+    assert f.fix.applicability.value == applicability, f.message
+    assert ("not a drop-in replacement" in f.message) == (applicability == "unsafe")

@@ -20,6 +20,9 @@ program is compiled. Each parameter type of the CUDA declaration is migrated wit
   unchecked  no single declaration on one side (a device function, an overloaded name)
 
 Usage: python tools/generate_signature_data.py [--cuda-include DIR]... [--rocm-include DIR]... [--check]
+       python tools/generate_signature_data.py --release 7.2   (and 6.4: the verdicts at that target,
+           from the release's toolchain, rules/api/signatures/{hip,roc}-7.2.json; the rename rules
+           read them at that --target-rocm, the release-less files at the others)
 """
 
 from __future__ import annotations
@@ -234,10 +237,11 @@ def compare(cuda: Decl, target: Decl, mig: Migrator, types: Types, labels: tuple
     return ["cast", casts] if casts else ["same"]
 
 
-def build(cuda_include: list[Path], rocm_include: list[Path]) -> dict[str, dict]:
+def build(cuda_include: list[Path], rocm_include: list[Path], compiler: list[str] | None = None,
+          env: dict | None = None) -> dict[str, dict]:
     cuda_tu = Headers(clang_cxx(cuda_include), [h for h, *_ in CUDA.values()])
-    target_tu = Headers(hipcc_host(rocm_include), [h for h, *_ in TARGETS.values()] + ["miopen/version.h"],
-                        env={"HIP_PLATFORM": "amd"})
+    target_tu = Headers(hipcc_host(rocm_include, compiler), [h for h, *_ in TARGETS.values()] + ["miopen/version.h"],
+                        env={**(env or {}), "HIP_PLATFORM": "amd"})
     cuda_decls = {lib: cuda_tu.decls(prefix)[0] for lib, (_, prefix, _, _) in CUDA.items()}
     target_decls: dict[str, list[Decl]] = {}
     typedefs: dict[str, str] = {}
@@ -310,10 +314,22 @@ def main(argv=None) -> int:
     ap.add_argument("--rocm-include", type=Path, action="append")
     ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed data differs")
+    ap.add_argument("--release", help="compare with the headers of this ROCm release's toolchain "
+                    "(tests/harness/fetch_hip_toolchain.py) and write PROFILE-RELEASE.json")
     args = ap.parse_args(argv)
     stale = []
-    for profile, payload in build(args.cuda_include or CUDA_INCLUDE, args.rocm_include or ROCM_INCLUDE).items():
-        path, text = args.out / f"{profile}.json", render(payload)
+    rocm_include, compiler, env, suffix = args.rocm_include or ROCM_INCLUDE, None, None, ""
+    if args.release:
+        sys.path.insert(0, str(ROOT / "tests" / "harness"))
+        import hip_toolchains
+
+        tc = hip_toolchains.get(args.release)
+        # the release's own compiler and its library headers (they ship with the toolchain)
+        compiler = [a for a in tc.command if a not in ("-x", "hip", "--offload-arch=gfx90a", "-fsyntax-only")]
+        env, suffix = tc.env, f"-{args.release}"
+        rocm_include = args.rocm_include or [Path(p) for p in tc.library_includes]
+    for profile, payload in build(args.cuda_include or CUDA_INCLUDE, rocm_include, compiler, env).items():
+        path, text = args.out / f"{profile}{suffix}.json", render(payload)
         if args.check:
             if not path.is_file() or path.read_text(encoding="utf-8") != text:
                 stale.append(str(path))

@@ -164,7 +164,8 @@ def clang_cxx(includes: list[Path]) -> list[str]:
     return ["clang++-15", "-x", "c++", "-std=c++17", "-w", *(f"-I{p}" for p in includes)]
 
 
-def hipcc_host(includes: list[Path]) -> list[str]:
-    """HIP, as hipcc compiles the migrated program (host side: the library APIs are host APIs)."""
-    return ["hipcc", "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "--cuda-host-only", "-w",
+def hipcc_host(includes: list[Path], compiler: list[str] | None = None) -> list[str]:
+    """HIP, as hipcc compiles the migrated program (host side: the library APIs are host APIs);
+    `compiler`: another release's HIP compiler command (default: the system hipcc)."""
+    return [*(compiler or ["hipcc"]), "-x", "hip", "--offload-arch=gfx90a", "-std=c++17", "--cuda-host-only", "-w",
             *(f"-I{p}" for p in includes)]

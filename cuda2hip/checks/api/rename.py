@@ -221,7 +221,10 @@ class RenameRule(_TableRule):
                                 params["signatures"].format(profile=settings.library_profile))
             if not os.path.isfile(path):
                 raise RuleCompileError(f"params.signatures: {path} not found")
-            self.signatures = path
+            # the verdicts against the target release's own headers, where they were generated
+            stem, ext = os.path.splitext(path)
+            at_target = f"{stem}-{settings.target_rocm}{ext}"
+            self.signatures = at_target if settings.target_rocm and os.path.isfile(at_target) else path
 
     def check(self, entry, start, end, ctx, node):
         if entry.kind == "namespace" and not is_namespace_use(ctx, node, start, end):

@@ -141,3 +141,54 @@ def coordinate_to_unsigned(match, ctx, rule):
 @predicate("grid-constant", requires=("__grid_constant__",))
 def grid_constant(node, env, ctx, args):
     return text(node, ctx.data) == "__grid_constant__"
+
+
+# ------------------------------------------------------------------------------ HIP145
+
+# Register calls -> index of their `flags` parameter (CUDA 13 cuda_gl_interop.h; HIP's
+# hip_gl_interop.h / hip_runtime_api.h declare the same parameters).
+_REGISTER_FLAGS_AT = {"cudaGraphicsGLRegisterBuffer": 2, "hipGraphicsGLRegisterBuffer": 2,
+                      "cudaGraphicsGLRegisterImage": 3, "hipGraphicsGLRegisterImage": 3}
+# cudaGraphicsMapFlags value -> the cudaGraphicsRegisterFlags / hipGraphicsRegisterFlags enumerator
+# of the same value (CUDA driver_types.h: None 0, ReadOnly 1, WriteDiscard 2 in both enums).
+MAP_FLAG_SUFFIXES = ("None", "ReadOnly", "WriteDiscard")
+_MAP_FLAGS = frozenset(f"{p}GraphicsMapFlags{s}" for p in ("cuda", "hip") for s in MAP_FLAG_SUFFIXES)
+
+
+@predicate("map-flag-as-register-flag", requires=tuple(_MAP_FLAGS))
+def map_flag_as_register_flag(node, env, ctx, args):
+    """`cudaGraphicsGLRegisterBuffer(&r, vbo, cudaGraphicsMapFlagsWriteDiscard)`: the flags
+    argument of a register call given as a map flag. Adds $FLAG (the register flag to write)."""
+    data = ctx.data
+    name = text(node, data)
+    if name not in _MAP_FLAGS:
+        return False
+    arglist = node.parent
+    call = arglist.parent if arglist is not None and arglist.type == "argument_list" else None
+    if call is None or call.type != "call_expression":
+        return False
+    fn = call.child_by_field_name("function")
+    index = _REGISTER_FLAGS_AT.get(text(fn, data))
+    args_ = call_args(call)
+    if index is None or index >= len(args_) or args_[index] != node:
+        return False
+    suffix = name.split("GraphicsMapFlags", 1)[1]
+    return {"FLAG": capture(node, data, f"hipGraphicsRegisterFlags{suffix}")}
+
+
+# ------------------------------------------------------------------------------ HIP146
+
+
+@predicate("register-storage-class", requires=("register",))
+def register_storage_class(node, env, ctx, args):
+    return text(node, ctx.data) == "register"
+
+
+@fix_builder("drop-register")
+def drop_register(match, ctx, rule):
+    """Remove `register` and the blanks after it on its line (`register float x` -> `float x`)."""
+    data = ctx.data
+    end = match.node.end_byte
+    while end < len(data) and data[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    return BuiltFix([Edit(match.node.start_byte, end, "")], description="Remove `register`")
