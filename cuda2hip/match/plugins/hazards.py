@@ -1,6 +1,6 @@
 """Other AMD run-time hazards: inline PTX (HIP501), `__launch_bounds__` minimum-blocks
 arguments (HIP502), texture references (HIP503), `__CUDA_ARCH__` (HIP504) and
-`cudaMemoryType` integer values (HIP505)."""
+`cudaMemoryType` integer values (HIP505), the `register` storage class (HIP507)."""
 
 from __future__ import annotations
 
@@ -328,3 +328,16 @@ def memory_type_enumerator(match, ctx, rule):
             return BuiltFix([Edit(value.start_byte, value.end_byte, CUDA_MEMORY_TYPES[v])],
                             description=f"Use `{CUDA_MEMORY_TYPES[v]}`")
     return None
+
+
+# ---------------------------------------------------------------- `register`
+
+
+@fix_builder("delete-keyword")
+def delete_keyword(match, ctx, rule):
+    """Delete the matched keyword and the blanks after it on its line (`register int` -> `int`)."""
+    data = ctx.data
+    end = match.end
+    while end < len(data) and data[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    return BuiltFix([Edit(match.start, end, "")], description="Delete `register`")
