@@ -6,7 +6,9 @@ user meets it. For each `fixtures/constructs/NAME.cu`:
 - the output compiles with HIP 7.2 in every variant, or each line the compiler rejects carries a
   warning or error finding of `check` (or sits in the lines of an `#if` a finding says migration
   decides): no silent failure. The lines that fail are listed in the fixture's `// fails:` line,
-  so that a construct that starts (or stops) compiling shows.
+  so that a construct that starts (or stops) compiling shows;
+- the findings the fixture names in its `// findings: CODE@LINE, ...` line (hazards that compile,
+  such as a hard-coded warp size) are reported on the output.
 
 Set CUDA2HIP_UPDATE_FIXTURES=1 to rewrite the expected files after an intended change.
 """
@@ -77,11 +79,23 @@ def test_second_fix_changes_nothing(case, tmp_path):
     assert "+++" not in proc.stdout, proc.stdout
 
 
-def _predicted_lines(path: Path) -> tuple[set[int], list[tuple[int, int]]]:
+def _findings(path: Path) -> list[dict]:
     proc = run_cli("check", "--isolated", "--no-cache", "--format", "json", "--exit-zero", path)
     assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["findings"]
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if _header(c, "findings")])
+def test_expected_findings(case, tmp_path):
+    out = tmp_path / f"{case}.hip"
+    out.write_text((CONSTRUCTS / "expected" / f"{case}.hip").read_text())
+    got = {f"{f['code']}@{f['line']}" for f in _findings(out)}
+    assert set(_header(case, "findings")) <= got, sorted(got)
+
+
+def _predicted_lines(path: Path) -> tuple[set[int], list[tuple[int, int]]]:
     lines, governed = set(), []
-    for f in json.loads(proc.stdout)["findings"]:
+    for f in _findings(path):
         if f["severity"] in ("warning", "error") and not f["suppressed"]:
             lines.add(f["line"])
             governs = (f.get("data") or {}).get("governs_lines")
