@@ -74,3 +74,62 @@ def cast_edits(args: list, casts: dict[str, str], c_style: bool) -> list[Edit] |
         edits.append(Edit(arg.start_byte, arg.start_byte, f"({spelled})(" if c_style else f"reinterpret_cast<{spelled}>("))
         edits.append(Edit(arg.end_byte, arg.end_byte, ")"))
     return edits
+
+
+def _name_before(data: bytes, i: int) -> str | None:
+    """The identifier that ends just before byte `i` (blanks skipped)."""
+    while i > 0 and data[i - 1:i] in (b" ", b"\t", b"\r", b"\n", b"\\"):
+        i -= 1
+    j = i
+    while j > 0 and (data[j - 1:j].isalnum() or data[j - 1:j] == b"_"):
+        j -= 1
+    return data[j:i].decode("ascii") if j < i and not data[j:j + 1].isdigit() else None
+
+
+def argument_of(data: bytes, start: int, end: int, limit: int = 4096) -> tuple[str, int] | None:
+    """(callee, argument index) when the text `data[start:end]` is a whole argument of a call
+    (`f(a, NAME, b)`), read from the text: it works in macro bodies as in code."""
+    before = data[max(0, start - 64):start].rstrip()
+    after = data[end:end + 64].lstrip()
+    if not before.endswith((b"(", b",")) or not after.startswith((b",", b")")):
+        return None
+    depth = index = 0
+    i = start - 1
+    while i >= max(0, start - limit):
+        c = data[i:i + 1]
+        if c in (b")", b"]", b"}"):
+            depth += 1
+        elif c in (b"(", b"[", b"{"):
+            if depth == 0:
+                name = _name_before(data, i) if c == b"(" else None
+                return (name, index) if name else None
+            depth -= 1
+        elif depth == 0 and c == b",":
+            index += 1
+        elif depth == 0 and c == b";":
+            return None
+        i -= 1
+    return None
+
+
+def argument_texts(data: bytes, end: int, limit: int = 4096) -> list[str] | None:
+    """The arguments, as text, of the call whose callee name ends at `end` (`f(a, g(b), c)`)."""
+    i = end
+    while data[i:i + 1] in (b" ", b"\t", b"\r", b"\n", b"\\"):
+        i += 1
+    if data[i:i + 1] != b"(":
+        return None
+    args, depth, first = [], 0, i + 1
+    for j in range(i + 1, min(len(data), i + limit)):
+        c = data[j:j + 1]
+        if c in (b"(", b"[", b"{"):
+            depth += 1
+        elif c in (b")", b"]", b"}"):
+            if depth == 0:
+                args.append(data[first:j].decode("utf-8", "replace").strip())
+                return args
+            depth -= 1
+        elif c == b"," and depth == 0:
+            args.append(data[first:j].decode("utf-8", "replace").strip())
+            first = j + 1
+    return None
