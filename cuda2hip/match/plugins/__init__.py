@@ -40,6 +40,7 @@ PREDICATES = {
     "string-header-dropped": "std_headers_dropped",
     "struct-field-missing": "struct_fields",
     "texture-reference": "hazards",
+    "vla-initializer": "hazards",
     "warp-sync-mask-32-bit": "warp",
     "warp-sync-unavailable": "warp",
     "wavefront-size-macro": "wavefront_macro",
