@@ -7,6 +7,8 @@ user meets it. For each `fixtures/constructs/NAME.cu`:
   warning or error finding of `check` (or sits in the lines of an `#if` a finding says migration
   decides): no silent failure. The lines that fail are listed in the fixture's `// fails:` line,
   so that a construct that starts (or stops) compiling shows;
+- where the fixture says `// unsafe: compiles`, `fix --unsafe-fixes` gives output that compiles
+  with HIP 7.2 in every variant (the fix of a construct that has no safe one);
 - the findings the fixture names in its `// findings: CODE@LINE, ...` line (hazards that compile,
   such as a hard-coded warp size) are reported on the output.
 
@@ -121,3 +123,15 @@ def test_output_compiles_or_each_failure_is_predicted(case, tmp_path):
                 f"{case} {flags}: silent failure at line {line}: {text}"
     assert sorted(failing) == sorted(int(n) for n in _header(case, "fails")), \
         f"{case}: the lines HIP {RELEASE} rejects changed: {sorted(failing)}"
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if _header(c, "unsafe") == ["compiles"]])
+def test_unsafe_fixes_compile(case, tmp_path):
+    hipcc = hip_compiler(RELEASE)
+    proc = run_cli("fix", "--isolated", "--no-cache", "--unsafe-fixes", "--stdout", CONSTRUCTS / f"{case}.cu")
+    assert proc.returncode in (0, 1), proc.stderr
+    out = tmp_path / f"{case}.hip"
+    out.write_text(proc.stdout)
+    for flags in _variants(case):
+        compiled = hipcc(out, "-std=c++17", *flags)
+        assert compiled.returncode == 0, f"{case} {flags}: {compiled.stderr}"
