@@ -346,11 +346,20 @@ def delete_keyword(match, ctx, rule):
 # ---------------------------------------------------------------- variable-length arrays with an initializer
 
 
+def _in_unevaluated(node: ts.Node, top: ts.Node) -> bool:
+    """Inside `sizeof(...)` / `alignof(...)` / `decltype(...)` (a constant whatever the variable)."""
+    while node is not None and node != top:
+        if node.type in ("sizeof_expression", "alignof_expression", "decltype"):
+            return True
+        node = node.parent
+    return False
+
+
 def _runtime_bound(size: ts.Node, data: bytes) -> str | None:
     """A variable of the array bound `size` whose value is only known at run time: a function
     parameter, or a local declared without `const` / `constexpr`."""
     for n in walk(size):
-        if n.type != "identifier":
+        if n.type != "identifier" or _in_unevaluated(n, size):
             continue
         found = find_declaration(n, text(n, data), data)
         if found is None:
