@@ -348,9 +348,11 @@ def delete_keyword(match, ctx, rule):
 
 def _in_unevaluated(node: ts.Node, top: ts.Node) -> bool:
     """Inside `sizeof(...)` / `alignof(...)` / `decltype(...)` (a constant whatever the variable)."""
-    while node is not None and node != top:
+    while node is not None:
         if node.type in ("sizeof_expression", "alignof_expression", "decltype"):
             return True
+        if node == top:
+            return False
         node = node.parent
     return False
 
