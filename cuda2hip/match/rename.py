@@ -45,8 +45,6 @@ LEGACY_LIBRARIES = frozenset({"cublas"})
 # Targets that are plain C/C++ (e.g. `cusolver_int_t` -> `int`): in every ROCm version.
 _PLAIN_C = re.compile(r"(?:void|int|char|float|double|long|short|unsigned|size_t)\b[\w\s*]*$")
 
-_ENUM_PARAMETER = re.compile(r"parameter (\d+) `\w+` is `\w+_t` in \w+, `\w+_t` in \w+")  # a signature difference in an enum parameter
-
 
 class Resolution(NamedTuple):  # (a NamedTuple: a frozen dataclass costs every run ~0.4 ms to create)
     """What a CUDA name becomes under the run's settings."""
@@ -238,34 +236,13 @@ class RenameRule(_TableRule):
             if not os.path.isfile(path):
                 raise RuleCompileError(f"params.signatures: {path} not found")
             self.signatures = path
-        # Enumerators mapped by the function they are passed to (CUBLAS_FILL_MODE_LOWER into a
-        # cuSOLVER call -> HIPSOLVER_FILL_MODE_LOWER): [(callee regex, library, {CUDA: HIP})]
-        self.by_parameter: list[tuple[re.Pattern, str, dict[str, str]]] = []
+        # Enumerators mapped by the function they are passed to (match/enum_arguments.py)
+        self.by_parameter = []
         if params.get("by_parameter"):
-            import os
+            from . import enum_arguments
 
-            import yaml
-
-            path = os.path.join(os.path.dirname(rule.source_path), params["by_parameter"])
-            with open(path, encoding="utf-8") as f:
-                table = yaml.safe_load(f) or {}
-            for spec in table.get(settings.library_profile) or ():
-                self.by_parameter.append((re.compile(spec["callee"]), spec["library"], dict(spec["values"])))
-
-    def _by_parameter(self, entry, start, end, ctx) -> tuple[str, str] | None:
-        """(HIP name, library) of an enumerator passed straight to a function that takes another
-        library's enum in HIP."""
-        if not self.by_parameter:
-            return None
-        from .signatures import argument_of
-
-        where = argument_of(ctx.data, start, end)
-        if where is None:
-            return None
-        for callee, library, values in self.by_parameter:
-            if entry.cuda in values and callee.match(where[0]):
-                return values[entry.cuda], library
-        return None
+            self.by_parameter = enum_arguments.load(rule.source_path, params["by_parameter"],
+                                                    settings.library_profile)
 
     def check(self, entry, start, end, ctx, node):
         if entry.kind == "namespace" and not is_namespace_use(ctx, node, start, end):
@@ -275,7 +252,11 @@ class RenameRule(_TableRule):
             return
         if entry.library in LEGACY_LIBRARIES and claimed(entry, ctx):
             return  # a legacy cuBLAS call: same name, other parameters (legacy_api.py)
-        mapped = self._by_parameter(entry, start, end, ctx) if entry.kind != "function" else None
+        mapped = None
+        if self.by_parameter and entry.kind != "function":
+            from .enum_arguments import mapped as by_parameter
+
+            mapped = by_parameter(self.by_parameter, entry.cuda, ctx.data, start, end)
         if mapped is not None:
             hip, library = mapped
             msg = self.message(NAME=entry.cuda, HIP=hip, SECTION=entry.section, LIBRARY=library)
@@ -321,34 +302,13 @@ class RenameRule(_TableRule):
             edits.extend(casts)
             return "safe", f"{msg}; arguments {_positions(found.detail)} converted to {spelled} (same layout, {checked})"
         if found.verdict == "differs":
-            if self._enum_arguments_fit(entry, found.detail, edits[0].end, ctx):
+            from .enum_arguments import arguments_fit
+
+            if self.by_parameter and arguments_fit(self.by_parameter, entry.cuda, found.detail, ctx.data, edits[0].end):
                 return "safe", f"{msg}; its enum arguments become {res.label}'s"
             return "unsafe", f"{msg}; not a drop-in replacement ({checked}): {found.detail}"
         # unchecked: the rule's default, and the reason where it is not a safe fix
         return app, (f"{msg}; signature not compared ({found.detail})" if app == "unsafe" else msg)
-
-    def _enum_arguments_fit(self, entry, detail: str, end: int, ctx) -> bool:
-        """Whether every difference of a function's signature is an enum parameter whose argument
-        is an enumerator this rule maps by parameter (or already the HIP one)."""
-        if not self.by_parameter or not isinstance(detail, str):
-            return False
-        values = {}
-        for callee, _library, table in self.by_parameter:
-            if callee.match(entry.cuda):
-                values.update(table)
-        if not values:
-            return False
-        positions = []
-        for part in detail.split("; "):
-            m = _ENUM_PARAMETER.fullmatch(part)
-            if m is None:
-                return False
-            positions.append(int(m.group(1)) - 1)
-        from .signatures import argument_texts
-
-        args = argument_texts(ctx.data, end)
-        accepted = set(values) | set(values.values())
-        return args is not None and all(i < len(args) and args[i] in accepted for i in positions)
 
 
 def _positions(casts: dict) -> str:
