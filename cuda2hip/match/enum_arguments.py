@@ -65,10 +65,28 @@ def arguments_fit(mappings: list[Mapping], function: str, detail: str, data: byt
     return args is not None and all(i < len(args) and args[i] in accepted for i in positions)
 
 
+_CONTINUATION = re.compile(rb"\\\r?\n")
+
+
 def _name_before(data: bytes, i: int) -> str | None:
-    """The identifier that ends just before byte `i` (blanks skipped)."""
+    """The identifier that ends just before byte `i` (blanks and template arguments skipped)."""
     while i > 0 and data[i - 1:i] in (b" ", b"\t", b"\r", b"\n", b"\\"):
         i -= 1
+    if data[i - 1:i] == b">":  # f<int, 2>(...)
+        depth = 0
+        while i > 0:
+            c = data[i - 1:i]
+            if c in (b";", b"{", b"}", b"(", b")"):
+                return None  # a comparison (`a > (x)`), not template arguments
+            depth += c == b">"
+            depth -= c == b"<"
+            i -= 1
+            if depth == 0:
+                break
+        if depth:
+            return None
+        while i > 0 and data[i - 1:i] in (b" ", b"\t"):
+            i -= 1
     j = i
     while j > 0 and (data[j - 1:j].isalnum() or data[j - 1:j] == b"_"):
         j -= 1
@@ -78,8 +96,8 @@ def _name_before(data: bytes, i: int) -> str | None:
 def argument_of(data: bytes, start: int, end: int, limit: int = 4096) -> tuple[str, int] | None:
     """(callee, argument index) when the text `data[start:end]` is a whole argument of a call
     (`f(a, NAME, b)`), read from the text: it works in macro bodies as in code."""
-    before = data[max(0, start - 64):start].rstrip()
-    after = data[end:end + 64].lstrip()
+    before = _CONTINUATION.sub(b" ", data[max(0, start - 64):start]).rstrip()
+    after = _CONTINUATION.sub(b" ", data[end:end + 64]).lstrip()
     if not before.endswith((b"(", b",")) or not after.startswith((b",", b")")):
         return None
     depth = index = 0
