@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cuda2hip.match.enum_arguments import argument_of, argument_texts
+from cuda2hip.checks.api.enum_arguments import argument_of, argument_texts
 
 NAME = b"CUBLAS_FILL_MODE_LOWER"
 
