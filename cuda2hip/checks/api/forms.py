@@ -7,7 +7,7 @@
 - HIP131: an argument count HIP does not accept (CUDA default arguments HIP lacks:
   `cudaStreamWaitEvent(s, e)`, `cudaLaunchCooperativeKernel(k, g, b, args)`; signatures that
   changed: CUDA 13's `cudaGraphInstantiate(exec, graph)`);
-- HIP149: CUDA 13's `cudaMemPrefetchAsync` / `cudaMemAdvise` with a `cudaMemLocation`, which
+- HIP155: CUDA 13's `cudaMemPrefetchAsync` / `cudaMemAdvise` with a `cudaMemLocation`, which
   HIP names `hipMemPrefetchAsync_v2` / `hipMemAdvise_v2` (ROCm 7.x).
 
 Both match the CUDA and the HIP spelling of the function, so they work before and after the rename.
@@ -284,7 +284,7 @@ def api_form_level(match: Match, ctx, rule) -> BuiltFix:
 
 
 
-# ------------------------------------------------------------------------------ HIP149
+# ------------------------------------------------------------------------------ HIP155
 
 _LOCATION_TYPES = frozenset({"cudaMemLocation", "hipMemLocation"})
 _LOCATION_CALLEES = frozenset({"cudaMemPrefetchAsync", "hipMemPrefetchAsync", "cudaMemAdvise", "hipMemAdvise"})

@@ -7,7 +7,7 @@ stops compiling once the names are HIP's:
   coordinates are objects that convert to `uint32_t`, not `unsigned int` values, so the call no
   longer picks the unsigned overload;
 - HIP136: `__grid_constant__`, which neither clang nor any HIP header defines;
-- HIP144-HIP146: conversions HIP's overloads leave ambiguous or missing (`h2 = {a, b}` on a
+- HIP150-HIP152: conversions HIP's overloads leave ambiguous or missing (`h2 = {a, b}` on a
   `__half2`, `dim3 d = make_uint3(...)`, `__ffsll(uint64_t)`).
 
 Both CUDA and HIP spellings match, so the findings hold before and after the rename.
@@ -145,7 +145,7 @@ def grid_constant(node, env, ctx, args):
     return text(node, ctx.data) == "__grid_constant__"
 
 
-# ------------------------------------------------------------------------------ HIP144-HIP146
+# ------------------------------------------------------------------------------ HIP150-HIP152
 # Overload sets HIP's headers declare differently from CUDA's, so that a conversion nvcc makes
 # is ambiguous or missing in HIP. The fixes spell out the conversion CUDA made implicitly.
 
