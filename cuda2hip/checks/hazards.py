@@ -1,6 +1,6 @@
 """Other AMD run-time hazards: inline PTX (HIP501), `__launch_bounds__` minimum-blocks
 arguments (HIP502), texture references (HIP503), `__CUDA_ARCH__` (HIP504) and
-`cudaMemoryType` integer values (HIP505)."""
+`cudaMemoryType` integer values (HIP505), the `register` storage class (HIP507), variable-length arrays with an initializer (HIP508)."""
 
 from __future__ import annotations
 
@@ -331,3 +331,64 @@ def memory_type_enumerator(match, ctx, rule):
             return BuiltFix([Edit(value.start_byte, value.end_byte, CUDA_MEMORY_TYPES[v])],
                             description=f"Use `{CUDA_MEMORY_TYPES[v]}`")
     return None
+
+
+# ---------------------------------------------------------------- `register`
+
+
+@fix_builder("delete-keyword")
+def delete_keyword(match, ctx, rule):
+    """Delete the matched keyword and the blanks after it on its line (`register int` -> `int`)."""
+    data = ctx.data
+    end = match.end
+    while end < len(data) and data[end:end + 1] in (b" ", b"\t"):
+        end += 1
+    return BuiltFix([Edit(match.start, end, "")], description="Delete `register`")
+
+
+# ---------------------------------------------------------------- variable-length arrays with an initializer
+
+
+def _in_unevaluated(node: ts.Node, top: ts.Node) -> bool:
+    """Inside `sizeof(...)` / `alignof(...)` / `decltype(...)` (a constant whatever the variable)."""
+    while node is not None:
+        if node.type in ("sizeof_expression", "alignof_expression", "decltype"):
+            return True
+        if node == top:
+            return False
+        node = node.parent
+    return False
+
+
+def _runtime_bound(size: ts.Node, data: bytes) -> str | None:
+    """A variable of the array bound `size` whose value is only known at run time: a function
+    parameter, or a local declared without `const` / `constexpr`."""
+    for n in walk(size):
+        if n.type != "identifier" or _in_unevaluated(n, size):
+            continue
+        found = find_declaration(n, text(n, data), data)
+        if found is None:
+            continue
+        _typ, decl = found
+        if decl.type == "parameter_declaration":
+            return text(n, data)
+        if decl.type == "declaration" and not any(
+                c.type in ("type_qualifier", "storage_class_specifier") and text(c, data) in ("const", "constexpr", "static")
+                for c in decl.children):
+            return text(n, data)
+    return None
+
+
+@predicate("vla-initializer")
+def vla_initializer(node, env, ctx, args):
+    """`T a[n] = {...};` with `n` known at run time only. Adds $ARRAY and $BOUND."""
+    data = ctx.data
+    declarator, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+    if declarator is None or declarator.type != "array_declarator" or value is None \
+            or value.type != "initializer_list":
+        return False
+    size = declarator.child_by_field_name("size")
+    bound = _runtime_bound(size, data) if size is not None else None
+    if bound is None:
+        return False
+    return {"ARRAY": capture(declarator, data), "BOUND": capture(size, data, bound)}

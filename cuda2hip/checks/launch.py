@@ -1,5 +1,6 @@
-"""Fix builders for kernel launches (`<<<...>>>` -> hipLaunchKernelGGL) and device-symbol calls
-(`hipMemcpyToSymbol(sym, ...)` -> `hipMemcpyToSymbol(HIP_SYMBOL(sym), ...)`)."""
+"""Fix builders for kernel launches (`<<<...>>>` -> hipLaunchKernelGGL; `<< <` ... `>> >` ->
+`<<<` ... `>>>`) and device-symbol calls (`hipMemcpyToSymbol(sym, ...)` ->
+`hipMemcpyToSymbol(HIP_SYMBOL(sym), ...)`)."""
 
 from __future__ import annotations
 
@@ -116,3 +117,28 @@ def hip_symbol_wrap(match: Match, ctx, rule) -> BuiltFix | None | bool:
     return BuiltFix([Edit(sym.start_byte, sym.end_byte, f"HIP_SYMBOL({text})")],
                     message=f"`{name}` takes a device symbol: pass `{text}` as `HIP_SYMBOL({text})`",
                     description=f"Wrap `{text}` in HIP_SYMBOL")
+
+
+@fix_builder("launch-brackets")
+def launch_brackets(match: Match, ctx, rule) -> BuiltFix | bool:
+    """`<< <` / `>> >` (nvcc reads them as launch brackets, clang does not) -> `<<<` / `>>>`;
+    a launch spelled `<<<...>>>` is no finding. The blanks around a spaced bracket go with it
+    (`k << < g, b >> > (x)` -> `k<<<g, b>>>(x)`)."""
+    data = ctx.data
+    node = match.node
+    edits = []
+    for child in node.children:
+        if child.type in ("<<<", ">>>") and data[child.start_byte:child.end_byte] != child.type.encode():
+            start, end = child.start_byte, child.end_byte
+            while start > 0 and data[start - 1:start] in (b" ", b"\t"):
+                start -= 1  # `k << < g` -> `k<<<g`, `b >> > (x)` -> `b>>>(x)`
+            while data[end:end + 1] in (b" ", b"\t"):
+                end += 1
+            edits.append(Edit(start, end, child.type))
+    if not edits:
+        return False
+    opening = next(c for c in node.children if c.type == "<<<")
+    closing = next(c for c in reversed(node.children) if c.type == ">>>")
+    written = f"{ctx.node_text(opening)} ... {ctx.node_text(closing)}"
+    return BuiltFix(edits, message=rule.message(WRITTEN=written),
+                    description="Write the launch brackets `<<<` and `>>>`")

@@ -18,6 +18,8 @@ names they know.
 
 from __future__ import annotations
 
+import re
+
 from ..api.tables import ApiEntry
 from ..engine.compiled import CompiledRule, RuleCompileError, rule_kind
 from ..engine.name_tables import combine_name_tables
@@ -94,7 +96,8 @@ class _MacroRule(CompiledRule):
         ctx.report(self, first.start_byte, first.end_byte,
                    self._text(message_key, NAMES=" and ".join(f"`{n}`" for n in distinct),
                               WHY="; ".join(self._why(n) for n in distinct),
-                              DIRECTIVE=cond.header_text(directive, data), RESULT=_RESULT[result], **values),
+                              DIRECTIVE=cond.header_text(directive, data),
+                              RESULT=_RESULT[result] + _surviving(directive, data, result), **values),
                    data={"evaluates_to": result, "macros": distinct,
                          "governs_lines": list(cond.governed_lines(directive, data))})
 
@@ -213,7 +216,7 @@ class HeaderGuardRule(_MacroRule):
 class VersionMacroRule(_MacroRule):
     """Version and compiler macros of CUDA that no HIP header or compiler defines."""
 
-    required_messages = ("code",)
+    required_messages = ("code", "macro")
 
     def __init__(self, rule, settings):
         super().__init__(rule, settings)
@@ -231,6 +234,10 @@ class VersionMacroRule(_MacroRule):
         if where is not None:
             self._report_condition(ctx, where.directive, ctx.data, None)
             return
+        macro = _defining_macro(ctx.data, start) if node is None else None
+        if macro is not None:
+            ctx.report(self, start, end, self._text("macro", NAME=name, WHY=self._why(name), MACRO=macro))
+            return
         ctx.report(self, start, end, self._text("code", NAME=name, WHY=self._why(name)))
 
     def _undefined_here(self, ctx, name: str) -> bool:
@@ -241,8 +248,36 @@ class VersionMacroRule(_MacroRule):
         return f"`{name}`: {cuda}; {hip}"
 
 
+def _surviving(directive, data: bytes, result: bool | None) -> str:
+    """Which branch of the chain HIP compiles instead, where the outcome is known: the `#else` /
+    `#elif` after a directive that is always false (nvcc may never have compiled it), none of the
+    later ones after one that is always true."""
+    alternative = directive.child_by_field_name("alternative")
+    if result is None or alternative is None:
+        return ""
+    line = data.count(b"\n", 0, alternative.start_byte) + 1
+    head = cond.header_text(alternative, data) if alternative.type != "preproc_else" else "#else"
+    if result:
+        return f"; the `{head}` branch (line {line}) and any after it are never compiled"
+    if alternative.type == "preproc_else":
+        return f"; the `#else` branch (line {line}) is compiled instead"
+    return f"; the chain goes on at `{head}` (line {line})"
+
+
 def _text(node, data: bytes) -> str:
     return data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+
+_DEFINE = re.compile(rb"#[ \t]*define[ \t]+(\w+)")
+
+
+def _defining_macro(data: bytes, start: int) -> str | None:
+    """The macro whose `#define` body holds the byte at `start` (continuation lines followed)."""
+    line = data.rfind(b"\n", 0, start) + 1
+    while line > 0 and data[max(0, line - 3):line - 1].endswith(b"\\"):
+        line = data.rfind(b"\n", 0, line - 1) + 1
+    m = _DEFINE.match(data, line + len(data[line:start]) - len(data[line:start].lstrip()))
+    return m.group(1).decode() if m and m.end() <= start else None
 
 
 def _identifiers(directive, data: bytes) -> list:

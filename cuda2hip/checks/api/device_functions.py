@@ -4,7 +4,9 @@ rules/api/data/forms/device-functions.json: a finding at every call.
 
 Left to other rules: names whose table row HIP102 reports (no HIP equivalent, or one that needs a
 newer ROCm), CUDA-looking names no table knows (HIP190), and the `_sync` warp functions (HIP403). Names that do not look like CUDA's (`umin`,
-`all`) count only in device code, where the file does not define them itself.
+`all`) count only in device code, where the file does not define them itself. A file's own
+overload of a CUDA function (`__ldcs(const float6*)` for a struct of its own) covers the calls
+with its parameter types only: the other calls are still CUDA's, and reported as such.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from ...api.warp import MASKED
 from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...lang.cxx.definitions import file_definitions
-from ...lang.cxx.expr_types import expression_type
+from ...lang.cxx.expr_types import expression_type, type_name
+from ...lang.cxx.functions import file_definitions as function_definitions
 from ...lang.cxx.includes import included_definitions_of
 from ...lang.cxx.syntax import call_args, enclosing_function, function_body, text
 from ...lang.lazy_regex import LazyRegex
@@ -64,10 +67,48 @@ def _overloads(sigs: list[list[str]]) -> str:
     return shown + (f" and {len(sigs) - _SHOWN} more" if len(sigs) > _SHOWN else "")
 
 
-def _partial(name: str, status: dict, node, ctx, rel, facts) -> tuple[str, str] | None:
-    """A function HIP declares for some of CUDA's parameter types only."""
+def _own_overloads(name: str, ctx) -> list[list[str]] | None:
+    """The parameter types (`["float6*"]`) of the file's own functions named `name`; None when
+    the file defines the name otherwise (a macro, a variable, a function of an included header)
+    or a parameter's type does not show (then every call counts as the project's)."""
+    raw = name.encode()
+    if raw not in file_definitions(ctx) or raw in included_definitions_of(ctx):
+        return None if raw in file_definitions(ctx) or raw in included_definitions_of(ctx) else []
+    own = []
+    for d in function_definitions(ctx):
+        if d.name != name:
+            continue
+        sig = []
+        for p in d.decl.child_by_field_name("parameters").named_children:
+            base = type_name(p.child_by_field_name("type"), ctx.data) if p.type == "parameter_declaration" else None
+            if base is None:
+                return None
+            decl = p.child_by_field_name("declarator")
+            stars = text(decl, ctx.data).count("*") if decl is not None else 0
+            sig.append(base + "*" * stars)
+        own.append(sig)
+    return own or None
+
+
+def _inside_own(node, name: str, ctx) -> bool:
+    fn = enclosing_function(node)
+    decl = fn.child_by_field_name("declarator") if fn is not None else None
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    return decl is not None and text(decl.child_by_field_name("declarator"), ctx.data) == name
+
+
+def _partial(name: str, status: dict, node, ctx, rel, facts, own: list[list[str]]) -> tuple[str, str] | None:
+    """A function HIP declares for some of CUDA's parameter types only (and the file, maybe, for
+    some types of its own)."""
     args = call_args(node)
     known = [expression_type(a, ctx.data) for a in args]
+    if own:
+        if any(len(sig) == len(known) and all(k is not None and t == k.spelled() for t, k in zip(sig, known))
+               for sig in own):
+            return None  # a call to the file's own overload
+        if any(k is None for k in known) and not _inside_own(node, name, ctx):
+            return None  # one that may be; inside the overload itself, a call is to CUDA's (no recursion)
 
     def fits(sig: list[str]) -> bool | None:
         if len(sig) != len(args):
@@ -99,8 +140,8 @@ def _analyse(node, ctx) -> tuple[str, str] | None:
     row = _functions().get(name)
     if row is None:
         return None
-    raw = name.encode()
-    if raw in file_definitions(ctx) or raw in included_definitions_of(ctx):
+    own = _own_overloads(name, ctx)
+    if own is None:
         return None  # the project's own function of that name
     if not _CUDA_SPELLED.match(name) and not _in_device_code(node, ctx.data):
         return None
@@ -114,7 +155,9 @@ def _analyse(node, ctx) -> tuple[str, str] | None:
     if not opt_in_only and _left_to_tables(name, ctx):
         return None  # (an opt-in macro is news to HIP102's "no HIP equivalent": this finding supersedes it)
     if isinstance(status, dict):
-        return _partial(name, status, node, ctx, rel, facts)
+        return _partial(name, status, node, ctx, rel, facts, own)
+    if own:
+        return None  # (a function HIP lacks altogether: the file's overloads are its own port)
     approx = hip_forms.approximate(rel, facts)
     if status.startswith("-D"):
         return (f"`{name}` (CUDA `{header}`): HIP ({rel.label()}) declares it only when compiled with "

@@ -6,7 +6,9 @@
   CUDA's template overload takes any `T**`, HIP has only the C form);
 - HIP131: an argument count HIP does not accept (CUDA default arguments HIP lacks:
   `cudaStreamWaitEvent(s, e)`, `cudaLaunchCooperativeKernel(k, g, b, args)`; signatures that
-  changed: CUDA 13's `cudaGraphInstantiate(exec, graph)`).
+  changed: CUDA 13's `cudaGraphInstantiate(exec, graph)`);
+- HIP155: CUDA 13's `cudaMemPrefetchAsync` / `cudaMemAdvise` with a `cudaMemLocation`, which
+  HIP names `hipMemPrefetchAsync_v2` / `hipMemAdvise_v2` (ROCm 7.x).
 
 Both match the CUDA and the HIP spelling of the function, so they work before and after the rename.
 The `api-form-level` builder gives HIP132/HIP133 findings the severity their analysis chose.
@@ -280,3 +282,50 @@ def api_form_level(match: Match, ctx, rule) -> BuiltFix:
     api = match.env.get("FN")
     return BuiltFix(None, severity=match.env["LEVEL"].text, data={API: api.text} if api else {})
 
+
+
+# ------------------------------------------------------------------------------ HIP155
+
+_LOCATION_TYPES = frozenset({"cudaMemLocation", "hipMemLocation"})
+_LOCATION_CALLEES = frozenset({"cudaMemPrefetchAsync", "hipMemPrefetchAsync", "cudaMemAdvise", "hipMemAdvise"})
+
+
+@predicate("memory-location-form", callees=_LOCATION_CALLEES)
+def memory_location_form(node, env, ctx, args):
+    """CUDA 13's `cudaMemPrefetchAsync` / `cudaMemAdvise`, which take a `cudaMemLocation` where
+    HIP's functions of those names take a device number (`args.functions`: CUDA name -> {hip,
+    location: its 1-based position, v2: HIP's function with the location, since: first release
+    declaring it}). Adds $FN, $V2, $SINCE and $AVAILABLE ("yes" at a target that has $V2)."""
+    from ...rocm_releases import version_tuple
+
+    data = ctx.data
+    name = callee_name(node, data)
+    spec = next(((c, s) for c, s in (args.get("functions") or {}).items() if name in (c, s["hip"])), None)
+    if spec is None:
+        return False
+    cuda, spec = spec
+    arguments = call_args(node)
+    at = int(spec["location"]) - 1
+    if len(arguments) <= at:
+        return False
+    t = expression_type(arguments[at], data)
+    if not ((t is not None and t.pointers == 0 and t.name in _LOCATION_TYPES) or len(arguments) > int(spec["classic_max"])):
+        return False
+    fn = node.child_by_field_name("function")
+    available = version_tuple(ctx.settings.target_rocm) >= version_tuple(str(spec["since"]))
+    return {"FN": capture(fn, data, cuda), "V2": capture(fn, data, spec["v2"]), "SINCE": capture(fn, data, str(spec["since"])),
+            "AVAILABLE": capture(fn, data, "yes" if available else "")}
+
+
+@fix_builder("memory-location-v2")
+def memory_location_v2(match: Match, ctx, rule) -> BuiltFix | None:
+    """Call HIP's `_v2` function where the target declares it; otherwise the finding says which does."""
+    env = match.env
+    fn = match.node.child_by_field_name("function")
+    if env["AVAILABLE"].text:
+        return BuiltFix([Edit(fn.start_byte, fn.end_byte, env["V2"].text)], description=f"Call `{env['V2'].text}`",
+                        data={API: env["FN"].text})
+    return BuiltFix(None, message=rule.message(FN=env["FN"].text, V2=env["V2"].text, SINCE=env["SINCE"].text)
+                    + f"; ROCm {ctx.settings.target_rocm} has only the device-number form: port this call by hand "
+                      f"(pass the device number), or target ROCm {env['SINCE'].text}",
+                    data={API: env["FN"].text})

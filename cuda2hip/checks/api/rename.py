@@ -225,6 +225,13 @@ class RenameRule(_TableRule):
             stem, ext = os.path.splitext(path)
             at_target = f"{stem}-{settings.target_rocm}{ext}"
             self.signatures = at_target if settings.target_rocm and os.path.isfile(at_target) else path
+        # Enumerators mapped by the function they are passed to (enum_arguments.py)
+        self.by_parameter = []
+        if params.get("by_parameter"):
+            from . import enum_arguments
+
+            self.by_parameter = enum_arguments.load(rule.source_path, params["by_parameter"],
+                                                    settings.library_profile)
 
     def check(self, entry, start, end, ctx, node):
         if entry.kind == "namespace" and not is_namespace_use(ctx, node, start, end):
@@ -234,6 +241,18 @@ class RenameRule(_TableRule):
             return
         if entry.library in LEGACY_LIBRARIES and claimed(entry, ctx):
             return  # a legacy cuBLAS call: same name, other parameters (legacy_api.py)
+        mapped = None
+        if self.by_parameter and entry.kind != "function":
+            from .enum_arguments import mapped as by_parameter
+
+            mapped = by_parameter(self.by_parameter, entry.cuda, ctx.data, start, end)
+        if mapped is not None:
+            hip, library = mapped
+            msg = self.message(NAME=entry.cuda, HIP=hip, SECTION=entry.section, LIBRARY=library)
+            ctx.report(self, start, end, f"{msg} (passed to a {library} function, which takes {library}'s enum)",
+                       edits=[Edit(start, end, hip)], description=f"Rename to `{hip}`",
+                       data={"library": entry.library, "hip": hip, API: entry.cuda})
+            return
         msg = self._messages.get(entry.cuda)
         if msg is None:  # the same for every occurrence of the name
             msg = self._messages[entry.cuda] = self.message(NAME=entry.cuda, HIP=res.target, SECTION=entry.section,
@@ -272,6 +291,10 @@ class RenameRule(_TableRule):
             edits.extend(casts)
             return "safe", f"{msg}; arguments {_positions(found.detail)} converted to {spelled} (same layout, {checked})"
         if found.verdict == "differs":
+            from .enum_arguments import arguments_fit
+
+            if self.by_parameter and arguments_fit(self.by_parameter, entry.cuda, found.detail, ctx.data, edits[0].end):
+                return "safe", f"{msg}; its enum arguments become {res.label}'s"
             return "unsafe", f"{msg}; not a drop-in replacement ({checked}): {found.detail}"
         # unchecked: the rule's default, and the reason where it is not a safe fix
         return app, (f"{msg}; signature not compared ({found.detail})" if app == "unsafe" else msg)

@@ -6,7 +6,9 @@ stops compiling once the names are HIP's:
 - HIP135: `min` / `max` with a built-in coordinate (`blockDim.x`) argument: in HIP the
   coordinates are objects that convert to `uint32_t`, not `unsigned int` values, so the call no
   longer picks the unsigned overload;
-- HIP136: `__grid_constant__`, which neither clang nor any HIP header defines.
+- HIP136: `__grid_constant__`, which neither clang nor any HIP header defines;
+- HIP150-HIP152: conversions HIP's overloads leave ambiguous or missing (`h2 = {a, b}` on a
+  `__half2`, `dim3 d = make_uint3(...)`, `__ffsll(uint64_t)`).
 
 Both CUDA and HIP spellings match, so the findings hold before and after the rename.
 """
@@ -176,19 +178,92 @@ def map_flag_as_register_flag(node, env, ctx, args):
     return {"FLAG": capture(node, data, f"hipGraphicsRegisterFlags{suffix}")}
 
 
-# ------------------------------------------------------------------------------ HIP146
+# ------------------------------------------------------------------------------ HIP150-HIP152
+# Overload sets HIP's headers declare differently from CUDA's, so that a conversion nvcc makes
+# is ambiguous or missing in HIP. The fixes spell out the conversion CUDA made implicitly.
+
+_HALF2 = frozenset({"__half2", "half2", "__nv_half2"})
+# HIP 7.2 amd_device_functions.h: __ffsll(unsigned long long), __ffsll(long long)
+_FFSLL_AMBIGUOUS = frozenset({"uint64_t", "int64_t", "std::uint64_t", "std::int64_t", "unsigned long",
+                              "unsigned long int", "long", "long int", "size_t", "std::size_t", "ssize_t",
+                              "ptrdiff_t", "int", "unsigned", "unsigned int", "uint32_t", "int32_t", "short",
+                              "unsigned short", "char", "unsigned char", "bool"})
 
 
-@predicate("register-storage-class", requires=("register",))
-def register_storage_class(node, env, ctx, args):
-    return text(node, ctx.data) == "register"
+@predicate("half2-brace-assignment", requires=tuple(_HALF2))
+def half2_brace_assignment(node, env, ctx, args):
+    """`h = {a, b}` / `h = {}` on a `__half2`: HIP's `__half2` has several assignment operators
+    a brace list fits. Adds $LHS and $TYPE."""
+    right = node.child_by_field_name("right")
+    op = node.child_by_field_name("operator")
+    if right is None or right.type != "initializer_list" or op is None or text(op, ctx.data) != "=":
+        return False
+    t = expression_type(node.child_by_field_name("left"), ctx.data)
+    if t is None or t.pointers != 0 or t.name not in _HALF2:
+        return False
+    return {"LHS": capture(node.child_by_field_name("left"), ctx.data), "TYPE": capture(right, ctx.data, "__half2")}
 
 
-@fix_builder("drop-register")
-def drop_register(match, ctx, rule):
-    """Remove `register` and the blanks after it on its line (`register float x` -> `float x`)."""
+@fix_builder("half2-brace-type")
+def half2_brace_type(match, ctx, rule):
+    right = match.node.child_by_field_name("right")
+    name = match.env["TYPE"].text
+    return BuiltFix([Edit(right.start_byte, right.start_byte, name)], description=f"Write `{name}{{...}}`")
+
+
+@predicate("dim3-from-uint3", requires=("dim3",))
+def dim3_from_uint3(node, env, ctx, args):
+    """`dim3 d = make_uint3(...)` / `dim3 d = u` (a `uint3`): CUDA's dim3 converts from uint3,
+    HIP's has no such constructor. Adds $VALUE."""
     data = ctx.data
-    end = match.node.end_byte
-    while end < len(data) and data[end:end + 1] in (b" ", b"\t"):
-        end += 1
-    return BuiltFix([Edit(match.node.start_byte, end, "")], description="Remove `register`")
+    decl = node.parent
+    if node.type != "init_declarator" or decl is None or decl.type != "declaration" \
+            or text(decl.child_by_field_name("type"), data) != "dim3":
+        return False
+    value = node.child_by_field_name("value")
+    if value is None:
+        return False
+    if value.type == "call_expression" and text(value.child_by_field_name("function"), data) == "make_uint3":
+        return {"VALUE": capture(value, data)}
+    t = expression_type(value, data)
+    if t is not None and t.pointers == 0 and t.name == "uint3":
+        return {"VALUE": capture(value, data)}
+    return False
+
+
+@fix_builder("dim3-components")
+def dim3_components(match, ctx, rule):
+    """`make_uint3(a, b, c)` -> `dim3(a, b, c)`; a `uint3` variable `u` -> `dim3(u.x, u.y, u.z)`."""
+    value = match.node.child_by_field_name("value")
+    data = ctx.data
+    if value.type == "call_expression":
+        fn = value.child_by_field_name("function")
+        return BuiltFix([Edit(fn.start_byte, fn.end_byte, "dim3")], description="Write `dim3(...)`")
+    if value.type == "identifier":
+        u = text(value, data)
+        return BuiltFix([Edit(value.start_byte, value.end_byte, f"dim3({u}.x, {u}.y, {u}.z)")],
+                        description=f"Write `dim3({u}.x, {u}.y, {u}.z)`")
+    return None
+
+
+@predicate("ffsll-ambiguous", callees=frozenset({"__ffsll"}))
+def ffsll_ambiguous(node, env, ctx, args):
+    """`__ffsll(x)` with `x` of a type that is neither `long long` nor `unsigned long long`
+    (`uint64_t` is `unsigned long` on Linux). Adds $TYPE."""
+    arguments = call_args(node)
+    if len(arguments) != 1:
+        return False
+    t = expression_type(arguments[0], ctx.data)
+    if t is None or t.pointers != 0 or " ".join(t.name.split()) not in _FFSLL_AMBIGUOUS:
+        return False
+    return {"TYPE": capture(arguments[0], ctx.data, t.name)}
+
+
+@fix_builder("ffsll-unsigned-long-long")
+def ffsll_unsigned_long_long(match, ctx, rule):
+    arg = call_args(match.node)[0]
+    wrap = arg.type in ("identifier", "field_expression", "subscript_expression", "call_expression",
+                        "parenthesized_expression")
+    edits = [Edit(arg.start_byte, arg.start_byte, "(unsigned long long)" + ("" if wrap else "(")),
+             *([] if wrap else [Edit(arg.end_byte, arg.end_byte, ")")])]
+    return BuiltFix(edits, description="Convert the argument to `unsigned long long`")

@@ -11,6 +11,12 @@ from ...lang.cxx.syntax import call_args, callee_name, declarator_name, find_dec
 from .lanes import BALLOTS, BIT_FUNCTIONS, TYPES_32, ballot_variable, is_ballot, strip_type
 
 
+def _narrow_variable(node, ctx) -> bool:
+    """A ballot variable declared with a 32-bit type (`int bal = __ballot_sync(...)`)."""
+    found = ballot_variable(node, ctx)
+    return found is not None and strip_type(type_text(found[1], found[0], ctx.data)) in TYPES_32
+
+
 @predicate("ballot-truncated", callees=set(BIT_FUNCTIONS) | BALLOTS)
 def ballot_truncated(node, env, ctx, args):
     """A ballot / active mask stored in a 32-bit variable or cast to 32 bits, or a 32-bit bit
@@ -23,7 +29,13 @@ def ballot_truncated(node, env, ctx, args):
             return False
         arg = arguments[0]
         if is_ballot(arg, data) or ballot_variable(arg, ctx) is not None:
-            return {"WHAT": capture(node, data, f"`{name}` takes 32 bits, so `{text(arg, data)}` loses lanes 32-63")}
+            what = f"`{name}` takes 32 bits, so `{text(arg, data)}` loses lanes 32-63"
+            if _narrow_variable(arg, ctx) and BIT_FUNCTIONS[name] is not None:
+                why = ("HIP's `__ffsll(long long)` and `__ffsll(unsigned long long)` make the call ambiguous"
+                       if name == "__ffs" else "it would count the sign extension of a negative `int`")
+                what += (f" (widen `{text(arg, data)}` first, the fix of its declaration, and the call follows; "
+                         f"`{BIT_FUNCTIONS[name]}` of the 32-bit variable would not do: {why})")
+            return {"WHAT": capture(node, data, what)}
         return False
     if name not in BALLOTS:
         return False
@@ -63,6 +75,8 @@ def ballot_to_64_bit(match, ctx, rule):
         wide = BIT_FUNCTIONS[name]
         if wide is None:
             return None  # __clzll counts 32 more zeros for a 32-bit value: not a drop-in change
+        if _narrow_variable(call_args(node)[0], ctx):
+            return None  # the variable is widened first (its declaration's fix), the call the pass after
         fn = node.child_by_field_name("function")
         return BuiltFix([Edit(fn.start_byte, fn.end_byte, wide)], applicability="safe",
                         description=f"Use `{wide}` (same result for 32-bit values, all lanes for 64-bit masks)")

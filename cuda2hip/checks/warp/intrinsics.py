@@ -295,14 +295,12 @@ def warp_sync_unavailable(node, env, ctx, args):
 
 @fix_builder("warp-sync-to-legacy")
 def warp_sync_to_legacy(match, ctx, rule):
-    """Below ROCm 6.2: the maskless builtin, where the mask is the full (or active) mask (and
-    `__syncwarp`, which no 6.x declares, below 7.0)."""
-    target = _target(ctx)
+    """Below ROCm 7.0: the maskless builtin, where the mask is the full (or active) mask (what
+    hand ports do; from 6.2 the alternative is building with -DHIP_ENABLE_WARP_SYNC_BUILTINS,
+    which the finding names), and `__syncwarp`, which no 6.x declares."""
     node = match.node
     data = ctx.data
     name = callee_name(node, data)
-    if target >= (WARP_SYNC_DEFAULT if name == "__syncwarp" else WARP_SYNC_OPT_IN):
-        return None  # 6.2 - 6.x: the functions exist behind a define; nothing to rewrite
     arguments = call_args(node)
     if name == "__activemask":
         return BuiltFix([Edit(node.start_byte, node.end_byte, "__ballot(1)")],

@@ -25,6 +25,7 @@ from ...lang.cxx.thread_taint import thread_taint
 from ...lang.lazy_regex import LazyRegex
 from .lanes import ballot_variable, is_ballot
 
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 WARP_NAME = re.compile(r"warp_?size|warpsz|wavefront_?size|wave_?size", re.IGNORECASE)
 LANE_NAME = LazyRegex(r"warp|lane|wid\b|wave", re.IGNORECASE)
 SHUFFLES = frozenset({"__shfl", "__shfl_up", "__shfl_down", "__shfl_xor", "__shfl_sync", "__shfl_up_sync",
@@ -330,7 +331,8 @@ def _warp_constant(node: ts.Node, ctx) -> str | None:
     if node.type == "preproc_def":
         name = text(node.child_by_field_name("name"), data)
         value = node.child_by_field_name("value")
-        if WARP_NAME.search(name) and value is not None and text(value, data).strip().strip("()").rstrip("uU") == "32":
+        body = _COMMENT.sub(" ", text(value, data)) if value is not None else ""  # `32 // lanes`: the 32
+        if WARP_NAME.search(name) and body.strip().strip("()").strip().rstrip("uU") == "32":
             return f"`#define {name} 32`"
         return None
     for d in node.children_by_field_name("declarator"):
