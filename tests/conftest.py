@@ -73,7 +73,7 @@ def run_cli(*args, cwd=None, input=None, env=None) -> subprocess.CompletedProces
     as a user sees them, without the start of a process (run_process where a process is the point)."""
     from click.testing import CliRunner
 
-    from cuda2hip.cli.commands import main
+    from cuda2hip.cli.main import main
 
     runner = CliRunner()
     here = os.getcwd()

@@ -26,7 +26,7 @@ def analyse(uri, version, path, text, *args):
 CudaFrontend.lint = lint
 server.analyse = analyse
 
-from cuda2hip.cli.commands import main  # noqa: E402
+from cuda2hip.cli.main import main  # noqa: E402
 
 sys.argv[0] = "cuda2hip"
 main(["lsp"])

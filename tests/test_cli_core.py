@@ -298,8 +298,7 @@ def test_rules_and_explain():
 @pytest.mark.parametrize("command", ["check", "fix"])
 def test_file_names_after_a_double_dash_are_never_options(tmp_path, command):
     """`cuda2hip check -- FILES` (what the pre-commit hooks run): a name like `--output=../x.cu`
-    is a file, in both command-line parsers (the fast one and click's, `-vj1` sends a call
-    there)."""
+    is a file, after other options too (`-vj1`)."""
     odd = tmp_path / "--output=.."
     odd.mkdir()
     for extra in ([], ["-vj1"]):

@@ -102,7 +102,7 @@ def _cpu_of(args, cwd: Path) -> float:
     import io
     import time
 
-    from cuda2hip.cli.commands import main
+    from cuda2hip.cli.main import main
 
     best = float("inf")
     for _ in range(2):

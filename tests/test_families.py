@@ -1,10 +1,12 @@
 """A rule's Python is found from its family, the folder it sits in under rules/: its kind, its
 `check:` predicates and fix `builder`s are defined by cuda2hip/checks/<family>, which is imported
-only when a rule of the family is compiled (engine/families.py); no index to keep in sync."""
+only when a rule of the family is compiled (engine/families.py); no index to keep in sync (the
+one that says which module defines which name is derived, and kept in the store)."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -54,20 +56,35 @@ def test_what_a_rule_names_is_defined_by_its_family(family):
             assert module.startswith((f"cuda2hip.checks.{family}", "cuda2hip.engine.")), (rule.code, name, module)
 
 
-def test_compiling_a_rule_imports_its_family_only():
-    # A fresh process: the checks of other families are not imported.
+def test_compiling_a_rule_imports_only_the_checks_that_define_its_names(tmp_path):
+    """A fresh process imports the modules that define what the rule names, and no others: the
+    first process of a version of the code imports every check to make the index of which module
+    defines which name (kept in the store), the next ones read it."""
     code = """
 import sys
 from cuda2hip.engine.kinds import compile_rule
 from cuda2hip.engine.engine import load_all_rules
+from cuda2hip.cache import store
 from cuda2hip.settings import Settings
 settings = Settings()
 rule = next(r for r in load_all_rules(settings) if r.code == "HIP501")
 compile_rule(rule, settings)
+store.flush()
 print(sorted(m for m in sys.modules if m.startswith("cuda2hip.checks.")))
 """
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert json.loads(r.stdout.replace("'", '"')) == ["cuda2hip.checks.hazards"]
+    env = {**os.environ, "CUDA2HIP_CACHE_DIR": str(tmp_path / "cache")}
+
+    def imported() -> list[str]:
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+        return json.loads(r.stdout.replace("'", '"'))
+
+    assert len(imported()) > 10  # the index made: every check
+    assert imported() == ["cuda2hip.checks.hazards"]
+    # without a store, the rule's family
+    env["CUDA2HIP_CACHE_DIR"] = str(tmp_path / "unusable")
+    (tmp_path / "unusable").mkdir(mode=0o777)
+    os.chmod(tmp_path / "unusable", 0o777)  # others can write it: not used
+    assert imported() == ["cuda2hip.checks.hazards"]
 
 
 def test_a_user_rule_in_a_folder_of_its_own_finds_a_builtin_kind(tmp_path):

@@ -18,15 +18,16 @@ import pytest
 from conftest import ROOT
 
 
-@pytest.mark.parametrize("args", [["check", "."], ["check", "-vj1", "."]], ids=["options", "click"])
+@pytest.mark.parametrize("args", [["check", "."], ["check", "-vj1", "."]], ids=["plain", "short-options"])
 def test_a_ctrl_c_while_the_check_sets_up_ends_it_as_interrupted(args):
     """In the caller's own process too: a Ctrl-C before the files are read (the settings, the
     rules) ended with a traceback, not with "interrupted" and 130; and a command line that only
     click parses (`-vj1`) ended a Ctrl-C with click's "Aborted!" and 1."""
-    code = ("import cuda2hip.cli.commands as cli\n"
+    code = ("import cuda2hip.cli.commands as commands\n"
+            "import cuda2hip.cli.main as cli\n"
             "def settings(opts):\n"
             "    raise KeyboardInterrupt\n"
-            "cli._settings = settings\n"
+            "commands._settings = settings\n"
             "cli.entry()\n")
     r = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=60)
     assert r.returncode == 130 and "interrupted" in r.stderr and "Traceback" not in r.stderr, (r.returncode, r.stderr)

@@ -1,28 +1,18 @@
-"""Command line: `cuda2hip check|fix|rules|explain|coverage|test-rules`.
+"""`check` and `fix`: the options click parsed (group.py) -> the settings, the engine, the run
+(pipeline.py, run/tree.py) -> the report and the exit status.
 
 Exit codes: 0 nothing at or above --fail-on (or --exit-zero); 1 findings (or, with --diff,
 changes); 2 usage, configuration, rule or I/O error.
-
-`check` and `fix` are implemented here; the click commands (cli_commands.py) are built from the
-option table in cli_options.py, which also parses a plain `check` / `fix` call without importing
-click (pre-commit runs one per commit: see `main`).
 """
 
 from __future__ import annotations
 
-import gc
 import sys
 from pathlib import Path
 
-# Start-up (imports, rules, name tables) allocates tens of thousands of objects that all stay
-# alive: with the default first-generation threshold (700) the collector runs ~50 times during a
-# pre-commit call and frees next to nothing, ~6 ms of ~110. Garbage cycles are still collected.
-gc.set_threshold(100_000, 10, 10)
+from .output import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, echo
+from .output import fail as _fail
 
-from .options import CORE_FORMATS  # noqa: E402
-
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report Ctrl-C
 # `fix --report FILE`: the report format follows the file name.
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",
                    ".json": "json", ".sarif": "sarif", ".csv": "api-csv"}
@@ -32,58 +22,6 @@ def _formats() -> list[str]:
     from ..report import FORMATS
 
     return list(FORMATS)
-
-
-class UsageFailure(Exception):
-    """A usage or configuration error: `cuda2hip: error: MESSAGE`, exit 2 (click's own usage
-    errors exit 2 too)."""
-
-    exit_code = EXIT_ERROR
-
-
-def _fail(message: str):
-    raise UsageFailure(message)
-
-
-def echo(text: str | bytes, nl: bool = True, err: bool = False) -> None:
-    """click.echo for the text this module prints (no styles to strip: colour is only used on a
-    terminal), without importing click; bytes (a diff, a migrated file) go out as they are.
-    Output that cannot be written (a full disk, a closed pipe) ends the command: one error
-    line, exit 2."""
-    global _OUTPUT_FAILED
-    stream = sys.stderr if err else sys.stdout
-    if not isinstance(text, bytes):
-        text = (text + "\n" if nl else text).encode(stream.encoding or "utf-8", "backslashreplace")
-    elif nl:
-        text += b"\n"
-    try:
-        stream.flush()
-        out = getattr(stream, "buffer", None)
-        if out is None:  # a text stream only (a caller's StringIO)
-            stream.write(text.decode(getattr(stream, "encoding", None) or "utf-8", "replace"))
-            stream.flush()
-            return
-        # Bytes, in a loop: an unbuffered stream (PYTHONUNBUFFERED) may take part of them and
-        # report no error when its reader goes away (a closed pipe), and the text layer would
-        # drop the rest silently.
-        view = memoryview(text)
-        while view:
-            written = out.write(view)
-            if written is None:  # a non-blocking descriptor that is full: wait until it takes more
-                import select
-
-                select.select([], [out], [])
-                continue
-            view = view[written:]
-        out.flush()
-    except OSError as exc:
-        _OUTPUT_FAILED = True
-        raise UsageFailure(f"cannot write to standard {'error' if err else 'output'}: {exc.strerror or exc}") from None
-
-
-# Set once writing to the terminal (or the pipe, or the file it is redirected to) failed: the
-# error is said once and nothing more is written there.
-_OUTPUT_FAILED = False
 
 
 def _settings(opts: dict, cwd: Path | None = None):
@@ -222,22 +160,6 @@ def _run_tree(src, output_dir, rename, settings, engine, quiet=False):
     if not quiet:
         echo(summary.line(), err=True)
     return run
-
-
-INTERRUPTED = "cuda2hip: interrupted; every file written is complete, the others are untouched"
-
-
-def interrupted(exc: KeyboardInterrupt | None = None):
-    """End a command a Ctrl-C (or SIGTERM, SIGHUP: signals.py) stopped, with the shell's status
-    for the signal (the writes are atomic: what the message says holds at any point)."""
-    from ..system.signals import signal_of
-
-    signum = signal_of(exc) if exc is not None else 2
-    if signum == 2:
-        echo(INTERRUPTED, err=True)
-    else:
-        echo(INTERRUPTED.replace("interrupted", f"terminated by {exc}"), err=True)
-    sys.exit(128 + signum)
 
 
 def _exit_code(run, settings, view: dict | None = None) -> int:
@@ -390,88 +312,3 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
         sys.exit(EXIT_ERROR if code == EXIT_ERROR else (EXIT_FINDINGS if text and not view["exit_zero"] else code))
     _report(fmt, run, settings, engine, output, statistics, view=view)
     sys.exit(_exit_code(run, settings, view))
-
-
-COMMANDS = {"check": check, "fix": fix}
-
-
-def main(args: list[str] | None = None) -> None:
-    """Run the command line `args` (default: sys.argv[1:]); ends with SystemExit (or the
-    KeyboardInterrupt of a Ctrl-C, which `entry` reports). A plain
-    `check` / `fix` call is parsed from the option table; anything else (other commands, help,
-    usage errors) goes through click."""
-    argv = sys.argv[1:] if args is None else list(args)
-    if args is None:  # the command's own process (not a test calling main)
-        from ..system.signals import install
-
-        install()
-    from .options import parse
-
-    try:
-        parsed = parse(argv)
-        if parsed is None:
-            from .group import group
-
-            group.main(args=argv, prog_name="cuda2hip")
-        else:
-            command, paths, values = parsed
-            COMMANDS[command](paths, **values)
-    except UsageFailure as exc:
-        try:
-            echo(f"cuda2hip: error: {exc}", err=True)
-        except UsageFailure:  # standard error is gone too
-            pass
-        sys.exit(exc.exit_code)
-    sys.exit(EXIT_OK)
-
-
-def entry() -> None:
-    """The `cuda2hip` command: `main`, then exit without tearing the interpreter down. Freeing
-    the name tables and syntax trees at exit costs ~10 ms, which pre-commit pays on every call;
-    all output is flushed, files are closed and written atomically before this point.
-    A Ctrl-C at any point of `main` ends it with EXIT_INTERRUPTED and says so."""
-    import os
-
-    try:
-        main()
-        code = EXIT_OK
-    except KeyboardInterrupt as exc:
-        try:
-            interrupted(exc)
-        except SystemExit as done:
-            code = done.code
-        except UsageFailure:  # standard error is gone
-            code = EXIT_INTERRUPTED
-    except SystemExit as exc:
-        if exc.code is None or isinstance(exc.code, int):
-            code = exc.code or 0
-        else:
-            echo(str(exc.code), err=True)
-            code = 1
-    try:  # what a command that made no run (rules, explain) put in the store
-        from ..cache import store
-
-        store.flush()
-    except KeyboardInterrupt:
-        pass
-    for stream in (sys.stdout, sys.stderr):
-        if _OUTPUT_FAILED:
-            break  # said once; what is left in the buffers cannot be written either
-        try:
-            stream.flush()
-        except (OSError, ValueError) as exc:  # a closed pipe (`| head`), a closed stream
-            if stream is sys.stdout:
-                try:
-                    sys.stderr.write(f"cuda2hip: error: cannot write to standard output: "
-                                     f"{getattr(exc, 'strerror', None) or exc}\n")
-                    sys.stderr.flush()
-                except (OSError, ValueError):
-                    pass
-                code = EXIT_ERROR
-        except KeyboardInterrupt:  # while the output drains into a slow pipe: it is all written
-            code = EXIT_INTERRUPTED
-    os._exit(code)
-
-
-if __name__ == "__main__":
-    entry()

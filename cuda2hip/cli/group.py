@@ -1,6 +1,6 @@
-"""The click commands: `check` and `fix` (options from cli_options.py, implementations in
-cli.py), and `rules`, `explain`, `coverage`, `test-rules`, `lsp`. Imported only for calls that
-cli_options.parse leaves to click."""
+"""The command line, parsed by click: the group and its commands, `check` and `fix` (their options
+from options.py, what they do in commands.py), `rules`, `explain`, `coverage`, `test-rules`,
+`lsp`."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from pathlib import Path
 import click
 
 from .. import __version__, rocm_releases
-from .commands import EXIT_FINDINGS, EXIT_OK, _engine, _fail, _settings, interrupted
+from .commands import _engine, _settings
 from .commands import check as check_files
 from .commands import fix as fix_files
 from .options import CHECK, COMMON, FIX, LSP, Option
+from .output import EXIT_FINDINGS, EXIT_OK, UsageFailure, interrupted
+from .output import fail as _fail
 
 
 def _click_option(o: Option):
@@ -203,8 +205,6 @@ def lsp(baseline, **opts):
     """Serve findings, fixes and rule docs to an editor over the Language Server Protocol (on
     stdin/stdout; the editor starts and ends it). Each file gets the settings `check` would use
     for it: the nearest configuration file, and the options given here. See docs/editors.md."""
-    from .commands import UsageFailure
-
     # (Nothing is imported from the working directory, the editor's workspace: launch.py.)
     fixed = bool(opts.get("config_path") or opts.get("isolated"))
     # A bad option (--target-rocm 6.x) ends the command; a configuration file's errors are

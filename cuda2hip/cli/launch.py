@@ -19,7 +19,7 @@ def entry() -> None:
         # it, the inspect module and more (~6 ms of every start-up, which pre-commit pays on
         # each commit). Only the language server's libraries need it.
         sys.modules.setdefault("typing_extensions", None)
-    from .commands import entry as run
+    from .main import entry as run
 
     run()
 

@@ -1,17 +1,7 @@
-"""The options of `check` and `fix`, as data: cli.py builds the click commands from them, and
-`parse` reads a plain call of either command from them without importing click (a pre-commit
-call, `cuda2hip check --format concise a.cu b.cu`, would spend ~15% of its time importing click).
-
-`parse` only accepts what it understands exactly as click would; for anything else (help, an
-unknown or malformed option, a value click rejects) it returns None and click handles the call,
-error messages included.
-"""
+"""The options of `check`, `fix` and `lsp`, as data: group.py makes them click options (the
+commands share most of them, and `lsp` takes those that decide what `check` reports)."""
 
 from __future__ import annotations
-
-import os
-import stat
-from pathlib import Path
 
 from .. import rocm_releases
 
@@ -131,80 +121,3 @@ FIX = (
 LSP = tuple(o for o in CHECK if o.dest == "baseline") + tuple(o for o in COMMON if o.dest not in (
     "fail_on", "jobs", "verbose", "show_suppressed", "force_exclude", "markdown_limit", "follow_includes"))
 
-COMMANDS = {"check": CHECK, "fix": FIX}
-
-
-def _path_ok(value: str, opt: Option | None) -> bool:
-    """Whether click.Path (exists=False) accepts `value`: a path that exists must be of an allowed
-    kind and readable."""
-    try:
-        st = os.stat(value)
-    except OSError:
-        return True
-    if opt is not None and ((not opt.file_okay and stat.S_ISREG(st.st_mode))
-                            or (not opt.dir_okay and stat.S_ISDIR(st.st_mode))):
-        return False
-    return os.access(value, os.R_OK)
-
-
-_MISSING = object()
-
-
-def _convert(opt: Option, raw: str):
-    """The value click would give, or _MISSING where click would refuse it (it then says why)."""
-    if opt.kind == "text":
-        return raw
-    if opt.kind == "choice":
-        return raw if raw in opt.choices else _MISSING
-    if opt.kind == "int":
-        try:
-            value = int(raw.strip())
-        except ValueError:
-            return _MISSING
-        return value if opt.minimum is None or value >= opt.minimum else _MISSING
-    if opt.kind == "path":
-        return Path(raw) if raw and _path_ok(raw, opt) else _MISSING
-    return _MISSING
-
-
-def parse(argv: list[str]) -> tuple[str, tuple[str, ...], dict] | None:
-    """(command, paths, option values by dest) of a plain `check` / `fix` call, else None."""
-    if not argv or argv[0] not in COMMANDS:
-        return None
-    options = COMMANDS[argv[0]]
-    by_name = {d: o for o in options for d in o.decls}
-    values = {o.dest: o.initial() for o in options}
-    paths: list[str] = []
-    args = iter(argv[1:])
-    for arg in args:
-        if arg == "--":
-            paths.extend(args)
-            break
-        if not arg.startswith("-") or arg == "-":
-            paths.append(arg)
-            continue
-        if arg.startswith("--"):
-            name, eq, inline = arg.partition("=")
-        elif len(arg) > 2:  # -j4, -oFILE
-            name, eq, inline = arg[:2], "=", arg[2:]
-        else:
-            name, eq, inline = arg, "", ""
-        opt = by_name.get(name)
-        if opt is None:
-            return None  # --help, --version, a typo: click answers
-        if not opt.takes_value:
-            if eq:
-                return None
-            values[opt.dest] = True if opt.kind == "flag" else opt.flag_value
-            continue
-        if not eq:
-            inline = next(args, None)
-            if inline is None:
-                return None
-        value = _convert(opt, inline)
-        if value is _MISSING:
-            return None
-        values[opt.dest] = values[opt.dest] + (value,) if opt.multiple else value
-    if not all(p and _path_ok(p, None) for p in paths):
-        return None
-    return argv[0], tuple(paths), values

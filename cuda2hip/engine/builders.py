@@ -16,12 +16,12 @@ import tree_sitter as ts
 from msgspec import Struct, field
 
 from ..findings import Edit
-from .families import find, load_all
+from .families import find, load_all, table
 
 if TYPE_CHECKING:
     from .pattern import Capture
 
-_BUILDERS: dict[str, Callable] = {}
+_BUILDERS: dict[str, Callable] = table({})
 
 
 class Match(Struct):

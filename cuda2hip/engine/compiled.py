@@ -11,6 +11,7 @@ import tree_sitter as ts
 from ..findings import Applicability, Severity
 from ..rulebook.schema import Rule
 from ..settings import Settings
+from .families import table
 
 if TYPE_CHECKING:
     from .context import FileContext
@@ -74,7 +75,7 @@ class CompiledRule:
 
 
 # kind name -> its class, filled by `@rule_kind` as the modules defining kinds are imported
-KINDS: dict[str, Callable[[Rule, Settings], CompiledRule]] = {}
+KINDS: dict[str, Callable[[Rule, Settings], CompiledRule]] = table({})
 
 
 def rule_kind(name: str):

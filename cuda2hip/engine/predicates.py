@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from .families import find, load_all
+from .families import find, load_all, table
 
-_PREDICATES: dict[str, Callable] = {}
+_PREDICATES: dict[str, Callable] = table({})
 # Predicates on calls that only ever accept calls of these function names: the engine then
 # hands them only such calls (its callee index) and skips files that hold none of the names.
 _CALLEES: dict[str, frozenset[str]] = {}

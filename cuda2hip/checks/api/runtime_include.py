@@ -35,8 +35,8 @@ from ...engine.compiled import CompiledRule, RuleCompileError, rule_kind
 from ...engine.scanners import scanner
 from ...findings import Edit
 from ...lang import parse as parsing
-from ...lang.cxx.preprocessor.directives import negated
 from ...lang.cxx.preprocessor.layout import Include, scan
+from .placement import line_start, top_of_file
 
 # Headers that declare everything a .cu file gets from nvcc's implicit include (the CUDA ones are
 # rewritten to hip/hip_runtime.h by HIP100 in the same run), and those that declare the API only.
@@ -165,7 +165,7 @@ class RuntimeIncludeRule(CompiledRule):
             msg = self._text("extern_c", INCLUDE=_spelled(data, placed), LINE=str(_line(data, placed.anchor)))
         end = placed.end - 1 if data[placed.end - 1:placed.end] == b"\n" else placed.end
         cut = placed.end
-        if _blank_line_at(data, _line_start(data, max(0, placed.start - 1))) and _blank_line_at(data, cut):
+        if _blank_line_at(data, line_start(data, max(0, placed.start - 1))) and _blank_line_at(data, cut):
             cut = data.find(b"\n", cut) + 1  # no pair of blank lines where the include was
         ctx.report(self, placed.start, end, msg,
                    edits=[Edit(dest, dest, line.decode("utf-8")), Edit(placed.start, cut, "")],
@@ -325,31 +325,6 @@ class RuntimeIncludeRule(CompiledRule):
         return top_of_file(ctx)
 
 
-def top_of_file(ctx) -> int:
-    """After `#pragma once` or the include guard's #define, else after leading comments."""
-    root = ctx.tree.root_node
-    children = [c for c in root.children if c.type != "comment"]
-    if not children:
-        return 0
-    first = children[0]
-    text = ctx.data
-    if first.type == "preproc_call" and b"pragma" in text[first.start_byte:first.end_byte] and \
-            b"once" in text[first.start_byte:first.end_byte]:
-        return _line_end(text, first.end_byte)
-    if first.type == "preproc_ifdef" and negated(first):
-        guard = first.child_by_field_name("name")
-        for c in first.named_children:
-            if c.type == "preproc_def":
-                name = c.child_by_field_name("name")
-                if guard is not None and name is not None and \
-                        text[name.start_byte:name.end_byte] == text[guard.start_byte:guard.end_byte]:
-                    return _line_end(text, c.end_byte)
-                break
-            if c.type != "comment" and c != guard:
-                break
-    return _line_start(text, first.start_byte)
-
-
 _CODE = frozenset({"translation_unit", "compound_statement", "function_definition"})
 
 
@@ -379,18 +354,6 @@ def _spelled(data: bytes, inc: Include) -> str:
 
 def _line(data: bytes, pos: int) -> int:
     return data.count(b"\n", 0, pos) + 1
-
-
-def _line_end(data: bytes, pos: int) -> int:
-    """Offset just after the line holding `pos - 1` (nodes of directives end after their newline)."""
-    if pos > 0 and data[pos - 1:pos] == b"\n":
-        return pos
-    nl = data.find(b"\n", pos)
-    return len(data) if nl < 0 else nl + 1
-
-
-def _line_start(data: bytes, pos: int) -> int:
-    return data.rfind(b"\n", 0, pos) + 1
 
 
 def _blank_line_at(data: bytes, pos: int) -> bool:

@@ -127,7 +127,7 @@ def insertion_point(ctx, before: int) -> int:
     """After the file's first unconditional include of the runtime or of a standard header
     (with the other includes, outside `#if` and `extern "C"`), else where the runtime include
     goes; never after `before`."""
-    from .runtime_include import top_of_file
+    from .placement import top_of_file
     from ...api.std_headers import is_standard_header
 
     includes = [i for i in scan(ctx.data).includes if i.depth == 0 and i.extern_c is None and i.end <= before]

@@ -1,6 +1,6 @@
 """Warp intrinsics on 64-lane wavefronts: 32-bit masks of the `_sync` functions (HIP402),
-`_sync` functions the targeted ROCm lacks (HIP403), ballots truncated to 32 bits (HIP404),
-and the HIP meaning of the legacy intrinsics (HIP406)."""
+`_sync` functions the targeted ROCm lacks (HIP403) and the HIP meaning of the legacy intrinsics
+(HIP406); ballots truncated to 32 bits (HIP404) are ballots.py's."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ from ...engine.builders import BuiltFix, fix_builder
 from ...engine.pattern import capture
 from ...engine.predicates import predicate
 from ...findings import Edit
-from ...lang.cxx.syntax import (call_args, callee_name, declarator_name, enclosing_function, file_scope_declaration,
-                                find_declaration, function_body, int_value, literal_suffix, named, text, type_text, walk)
+from ...lang.cxx.syntax import (call_args, callee_name, declarator_name, file_scope_declaration, find_declaration,
+                                int_value, literal_suffix, named, text, type_text, walk)
+from .lanes import BALLOTS, BIT_FUNCTIONS, TYPES_32, TYPES_64, is_ballot, strip_type
 
 # `_sync` function -> the HIP builtin without a mask that does the same for a full mask
 LEGACY_EQUIVALENT = {
     "__shfl_sync": "__shfl", "__shfl_up_sync": "__shfl_up", "__shfl_down_sync": "__shfl_down",
     "__shfl_xor_sync": "__shfl_xor", "__ballot_sync": "__ballot", "__any_sync": "__any", "__all_sync": "__all",
 }
-BALLOTS = frozenset({"__ballot_sync", "__ballot", "__activemask"})
 WARP_SYNC_OPT_IN = version_tuple("6.2")  # -DHIP_ENABLE_WARP_SYNC_BUILTINS
 WARP_SYNC_DEFAULT = version_tuple("7.0")
 FULL_MASK_64 = "0xffffffffffffffffull"
@@ -34,19 +34,11 @@ NOT_IN_ROCM_6 = frozenset({"__syncwarp", "__uni_sync", "__reduce_add_sync", "__r
 # ... of which ROCm 7.x declares these
 IN_ROCM_7 = NOT_IN_ROCM_6 - {"__uni_sync"}
 
-TYPES_32 = frozenset({"int", "unsigned", "unsigned int", "signed", "signed int", "uint32_t", "int32_t",
-                      "std::uint32_t", "std::int32_t", "uint", "unsigned int32_t"})
-TYPES_64 = frozenset({"unsigned long long", "unsigned long long int", "long long", "long long int", "uint64_t",
-                      "int64_t", "std::uint64_t", "std::int64_t", "unsigned long", "long", "size_t", "lane_mask_t",
-                      "__hip_lane_mask_t"})
+
 
 
 def _target(ctx) -> tuple[int, ...]:
     return version_tuple(ctx.settings.target_rocm)
-
-
-def _strip_type(t: str) -> str:
-    return " ".join(w for w in t.split() if w not in ("const", "volatile", "constexpr", "static", "register"))
 
 
 class Mask:
@@ -87,7 +79,7 @@ def classify_mask(node: ts.Node, ctx, *, depth: int = 0) -> Mask:
         return Mask(32, full, "a 32-bit `int` / `unsigned` expression",
                     (node.start_byte, node.end_byte, FULL_MASK_64) if full else None)
     if node.type == "cast_expression":
-        t = _strip_type(text(node.child_by_field_name("type"), data))
+        t = strip_type(text(node.child_by_field_name("type"), data))
         if t in TYPES_64:
             return Mask(64)
         if t in TYPES_32:
@@ -105,7 +97,7 @@ def classify_mask(node: ts.Node, ctx, *, depth: int = 0) -> Mask:
         found = find_declaration(node, name, data) or file_scope_declaration(ctx, name)
         if found is not None:
             typ, decl = found
-            t = _strip_type(type_text(decl, typ, data))
+            t = strip_type(type_text(decl, typ, data))
             if t in TYPES_32:
                 return Mask(32, False, f"`{name}` is declared `{t}`")
             if t in TYPES_64:
@@ -255,7 +247,7 @@ def _widen_ballot_variable(arg: ts.Node, ctx) -> BuiltFix | None:
     if declarator_name(d, data) != name or d.child_by_field_name("declarator").type != "identifier" \
             or not is_ballot(d.child_by_field_name("value"), data):
         return None
-    if _strip_type(type_text(decl, typ, data)) not in TYPES_32 or any(
+    if strip_type(type_text(decl, typ, data)) not in TYPES_32 or any(
             c.type == "storage_class_specifier" for c in decl.children):
         return None
     scope = decl.parent
@@ -326,112 +318,6 @@ def warp_sync_to_legacy(match, ctx, rule):
     rest = ", ".join(text(a, data) for a in arguments[1:])
     return BuiltFix([Edit(node.start_byte, node.end_byte, f"{legacy}({rest})")],
                     description=f"Use `{legacy}` (no mask: all active lanes)")
-
-
-# ---------------------------------------------------------------- ballots truncated to 32 bits
-
-BIT_FUNCTIONS = {"__popc": "__popcll", "__ffs": "__ffsll", "__clz": None}
-
-
-def ballot_variable(node: ts.Node, ctx) -> tuple[ts.Node, ts.Node] | None:
-    """(type node, declaration) of a variable initialised from a ballot, when `node` names one."""
-    if node.type != "identifier":
-        return None
-    data = ctx.data
-    name = text(node, data)
-    found = find_declaration(node, name, data)
-    if found is None:
-        return None
-    typ, decl = found
-    if decl.type != "declaration":
-        return None
-    for d in decl.children_by_field_name("declarator"):
-        value = d.child_by_field_name("value") if d.type == "init_declarator" else None
-        if declarator_name(d, data) == name and value is not None and is_ballot(value, data):
-            return typ, decl
-    fn = enclosing_function(node)
-    for n in walk(function_body(fn)) if fn is not None and function_body(fn) is not None else ():
-        if n.type == "assignment_expression" and text(n.child_by_field_name("left"), data) == name \
-                and is_ballot(n.child_by_field_name("right"), data):
-            return typ, decl
-    return None
-
-
-def is_ballot(node: ts.Node | None, data: bytes) -> bool:
-    while node is not None and node.type == "parenthesized_expression" and len(named(node)) == 1:
-        node = named(node)[0]
-    return node is not None and node.type == "call_expression" and callee_name(node, data) in BALLOTS
-
-
-@predicate("ballot-truncated", callees=set(BIT_FUNCTIONS) | BALLOTS)
-def ballot_truncated(node, env, ctx, args):
-    """A ballot / active mask stored in a 32-bit variable or cast to 32 bits, or a 32-bit bit
-    function (`__popc`, `__ffs`, `__clz`) applied to one. Adds $WHAT."""
-    data = ctx.data
-    name = callee_name(node, data)
-    if name in BIT_FUNCTIONS:
-        arguments = call_args(node)
-        if len(arguments) != 1:
-            return False
-        arg = arguments[0]
-        if is_ballot(arg, data) or ballot_variable(arg, ctx) is not None:
-            return {"WHAT": capture(node, data, f"`{name}` takes 32 bits, so `{text(arg, data)}` loses lanes 32-63")}
-        return False
-    if name not in BALLOTS:
-        return False
-    parent = node.parent
-    while parent is not None and parent.type == "parenthesized_expression":
-        parent = parent.parent
-    if parent is None:
-        return False
-    if parent.type == "init_declarator" and parent.parent is not None and parent.parent.type == "declaration":
-        decl = parent.parent
-        t = _strip_type(type_text(decl, decl.child_by_field_name("type"), data))
-        var = declarator_name(parent.child_by_field_name("declarator"), data)
-        if t in TYPES_32:
-            return {"WHAT": capture(node, data, f"`{name}` is stored in `{t} {var}`, which keeps lanes 0-31 only")}
-    elif parent.type == "assignment_expression" and parent.child_by_field_name("right") is not None:
-        left = parent.child_by_field_name("left")
-        if left.type == "identifier":
-            found = find_declaration(node, text(left, data), data)
-            if found is not None:
-                t = _strip_type(type_text(found[1], found[0], data))
-                if t in TYPES_32:
-                    return {"WHAT": capture(node, data, f"`{name}` is assigned to `{t} {text(left, data)}`, "
-                                                          "which keeps lanes 0-31 only")}
-    elif parent.type == "cast_expression":
-        t = _strip_type(text(parent.child_by_field_name("type"), data))
-        if t in TYPES_32:
-            return {"WHAT": capture(node, data, f"`{name}` is cast to `{t}`, which keeps lanes 0-31 only")}
-    return False
-
-
-@fix_builder("ballot-to-64-bit")
-def ballot_to_64_bit(match, ctx, rule):
-    data = ctx.data
-    node = match.node
-    name = callee_name(node, data)
-    if name in BIT_FUNCTIONS:
-        wide = BIT_FUNCTIONS[name]
-        if wide is None:
-            return None  # __clzll counts 32 more zeros for a 32-bit value: not a drop-in change
-        fn = node.child_by_field_name("function")
-        return BuiltFix([Edit(fn.start_byte, fn.end_byte, wide)], applicability="safe",
-                        description=f"Use `{wide}` (same result for 32-bit values, all lanes for 64-bit masks)")
-    parent = node.parent
-    while parent.type == "parenthesized_expression":
-        parent = parent.parent
-    decl = None
-    if parent.type == "init_declarator":
-        decl = parent.parent
-    elif parent.type == "assignment_expression":
-        found = find_declaration(node, text(parent.child_by_field_name("left"), data), data)
-        decl = found[1] if found is not None and found[1].type == "declaration" else None
-    if decl is None or len(decl.children_by_field_name("declarator")) != 1:
-        return None
-    typ = decl.child_by_field_name("type")
-    return BuiltFix([Edit(typ.start_byte, typ.end_byte, "unsigned long long")],
-                    description="Store the mask in `unsigned long long` (HIP's ballot type)")
 
 
 # ---------------------------------------------------------------- legacy (maskless) intrinsics

@@ -23,7 +23,7 @@ from ...lang.cxx.syntax import (call_args, callee_name, declarator_name, enclosi
                                 find_declaration, function_body, int_value, named, text, walk)
 from ...lang.cxx.thread_taint import thread_taint
 from ...lang.lazy_regex import LazyRegex
-from .intrinsics import ballot_variable, is_ballot
+from .lanes import ballot_variable, is_ballot
 
 WARP_NAME = re.compile(r"warp_?size|warpsz|wavefront_?size|wave_?size", re.IGNORECASE)
 LANE_NAME = LazyRegex(r"warp|lane|wid\b|wave", re.IGNORECASE)
