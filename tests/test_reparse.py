@@ -158,3 +158,57 @@ def test_fix_loop_output_is_the_same_with_and_without_incremental_reparse(unsafe
     incremental = [run(p) for p in paths]
     monkeypatch.setattr(parsing, "parse_edited", lambda name, data, *rest: parsing.parse(name, data))
     assert [run(p) for p in paths] == incremental
+
+
+def test_a_header_is_parsed_once_for_the_lint_and_the_rules(tmp_path, monkeypatch):
+    """A local header's tree serves the rules that look into it from the files including it
+    (definitions_in & co.) and its own lint: one parse per content, and the findings are those
+    of fresh parses (the tree is shared, never edited in place: the fix loop edits a copy)."""
+    header = tmp_path / "shared.cuh"
+    header.write_text("#pragma once\n__device__ inline int twice(int x) { return 2 * x; }\n"
+                      "inline void sync() { cudaDeviceSynchronize(); }\n")
+    unit = tmp_path / "unit.cu"
+    unit.write_text('#include "shared.cuh"\n__global__ void k(int *p) { p[0] = twice(p[0]); }\n'
+                    "void run(int *p) { k<<<1, 1>>>(p); cudaDeviceSynchronize(); }\n")
+    from cuda2hip.checks.api import rename_collisions
+    from cuda2hip.lang.cxx import definitions as defined_names
+
+    settings = Settings(select=("ALL",), use_cache=False, root=tmp_path)
+    fe = CudaFrontend()
+    rules = Engine(settings).ruleset_for(str(unit), "cuda")
+    fresh = {p: fe.fix(SourceText.read(p), rules, settings, ALL) for p in (unit, header)}
+    defined_names.definitions_in.cache_clear()  # what the rules keep of a header, by content
+    rename_collisions._parsed.cache_clear()
+    rules = Engine(settings).ruleset_for(str(unit), "cuda")
+
+    parsed: list[bytes] = []
+    real_parse = parsing.parse
+
+    def counting(name, data):
+        parsed.append(data)
+        return real_parse(name, data)
+
+    monkeypatch.setattr(parsing, "_SHARED", {})
+    monkeypatch.setattr(parsing, "_shared_size", 0)
+    monkeypatch.setattr(parsing, "parse", counting)
+    for p in (unit, header):
+        outcome = fe.fix(SourceText.read(p), rules, settings, ALL)
+        assert outcome.source.data == fresh[p].source.data
+        assert [f.sort_key for f in outcome.remaining] == [f.sort_key for f in fresh[p].remaining]
+    assert parsed.count(header.read_bytes()) == 1
+    # the shared tree was not changed by the fix loop's incremental re-parse of the header
+    assert _shape(parsing.parse_shared("cuda", header.read_bytes())) == _shape(real_parse("cuda", header.read_bytes()))
+
+
+def test_shared_trees_are_bounded(monkeypatch):
+    monkeypatch.setattr(parsing, "_SHARED", {})
+    monkeypatch.setattr(parsing, "_shared_size", 0)
+    monkeypatch.setattr(parsing, "SHARED_BYTES", 100)
+    texts = [b"int v%d = %d;\n" % (i, i) * 3 for i in range(10)]  # 40-odd bytes each
+    trees = [parsing.parse_shared("cuda", t) for t in texts]
+    assert sum(len(k[1]) for k in parsing._SHARED) <= 100
+    assert parsing.parse_shared("cuda", texts[-1]) is trees[-1]  # the most recent are kept
+    assert parsing.parse_shared("cuda", texts[0]) is not trees[0]  # the oldest went
+    big = b"int x;\n" * 20
+    parsing.parse_shared("cuda", big)
+    assert ("cuda", big) not in parsing._SHARED  # above the budget: never kept

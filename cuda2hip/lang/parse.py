@@ -48,12 +48,45 @@ def parse(name: str, data: bytes) -> ts.Tree:
     return parser(name).parse(data)
 
 
+# The rules look into the local headers a file includes (what they define, whether they get the
+# runtime: definitions_in, runtime_include, rename_collisions) and a run lints those headers too:
+# a header's tree is kept for the next of them that asks, by content, for the most recent
+# contents up to SHARED_BYTES of source (a tree takes ~36 bytes per source byte). Trees are never
+# changed in place (parse_edited edits a copy), so one tree serves them all.
+SHARED_BYTES = 1 << 19
+HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".hxx", ".inl", ".H")
+_SHARED: dict[tuple[str, bytes], ts.Tree] = {}
+_shared_size = 0
+
+
+def parse_shared(name: str, data: bytes) -> ts.Tree:
+    """`parse(name, data)`, shared with the other askers of the same content (see _SHARED)."""
+    global _shared_size
+    key = (name, data)
+    tree = _SHARED.pop(key, None)
+    if tree is None:
+        tree = parse(name, data)
+        if len(data) > SHARED_BYTES:
+            return tree
+        _shared_size += len(data)
+        while _shared_size > SHARED_BYTES:
+            old = next(iter(_SHARED))
+            del _SHARED[old]
+            _shared_size -= len(old[1])
+    _SHARED[key] = tree  # the most recent last
+    return tree
+
+
 def parse_source(name: str, source) -> ts.Tree:
     """The tree of a SourceText: re-parsed incrementally when the fix loop made it by editing a
-    text parsed before (`source.edited_from`: that text's tree and bytes, and the changes)."""
+    text parsed before (`source.edited_from`: that text's tree and bytes, and the changes); a
+    header the rules parsed already (parse_shared) is not parsed again."""
     origin = source.edited_from
     if origin is None:
-        return parse(name, source.data)
+        if source.path.endswith(HEADER_SUFFIXES):  # the files others include: kept for them
+            return parse_shared(name, source.data)
+        tree = _SHARED.get((name, source.data)) if _SHARED else None
+        return parse(name, source.data) if tree is None else tree
     source.edited_from = None  # used once: the old tree is not kept alive
     if len(source.data) > FRESH_PARSE_BYTES:
         del origin  # the old tree goes before the new one is built (see FRESH_PARSE_BYTES)

@@ -138,17 +138,19 @@ def _deliver(result: FileResult, plan: Delivery, item: SourceFile, raw: bytes, f
 
 def process_one(item: SourceFile, mode: Mode, settings: Settings, engine: Engine,
                 plan: Delivery | None = None, writes=None) -> tuple[FileResult, bytes | None, "Entry | None"]:
-    """(result, content digest, cacheable analysis) of one file."""
-    from .cached import content_digest
-
+    """(result, content digest, cacheable analysis) of one file; without the result cache
+    (`--no-cache`), no digest and no record of the headers the analysis read (Entry.deps)."""
     try:
         raw = read_bytes(item.path, item.real)
     except SourceError as exc:
         path = str(item.path)
         return FileResult(path=path, language=item.language, error=FileError(path, exc.reason)), None, None
-    result, entry = process_content(raw, item, mode, settings, engine, plan, record=True, writes=writes)
-    if entry is None:
-        return result, None, None
+    cached = settings.use_cache
+    result, entry = process_content(raw, item, mode, settings, engine, plan, record=cached, writes=writes)
+    if entry is None or not cached:
+        return result, None, entry
+    from .cached import content_digest
+
     return result, content_digest(raw), entry
 
 

@@ -97,7 +97,7 @@ class _Def:
 @lru_cache(maxsize=256)
 def _parsed(data: bytes):
     """Words, tree and definitions of a header's content (headers are shared by many files)."""
-    tree = parsing.parse("cuda", data)
+    tree = parsing.parse_shared("cuda", data)
     return frozenset(_WORD.findall(data)), tree, definitions(tree, data)
 
 

@@ -265,7 +265,7 @@ class RuntimeIncludeRule(CompiledRule):
             except (msgspec.DecodeError, msgspec.ValidationError):
                 pass
         found = scan(data).includes
-        use = self._first_use(data, parsing.parse("cuda", data), found)
+        use = self._first_use(data, parsing.parse_shared("cuda", data), found)
         need = use[3] if use else 0
         includes = [(i.header, i.quoted) for i in found]
         content_facts.store(kind, data, msgspec.msgpack.encode((need, includes)))

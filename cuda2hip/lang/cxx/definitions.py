@@ -151,7 +151,7 @@ def definitions_in(data: bytes) -> frozenset[bytes]:
             return frozenset(msgspec.msgpack.decode(stored, type=list[bytes]))
         except (msgspec.DecodeError, msgspec.ValidationError):
             pass
-    names = frozenset(definitions(parsing.parse(LANGUAGE, data), data))
+    names = frozenset(definitions(parsing.parse_shared(LANGUAGE, data), data))
     content_facts.store(FACTS_KIND, data, msgspec.msgpack.encode(sorted(names)))
     return names
 
