@@ -147,16 +147,24 @@ def _finding(rule, path: str, source: SourceText, start: int, end: int, direct: 
 
 
 def _suppressed(source: SourceText, line: int, rule) -> bool:
-    """`cuda2hip: ignore[HIP005]` on the include line or the line before, or a file-level one."""
+    """`cuda2hip: ignore[HIP005]` on the include line or alone on the line before, or a file-level one."""
     for number, text in _directive_lines(source):
         m = DIRECTIVE.search(text)
         file_level = m.group("kind").lower() == "file-ignore"
-        if not file_level and number not in (line, line - 1):
+        if not file_level and number != line and not (number == line - 1 and _alone(text, m.start())):
             continue
         codes = m.group("codes")
         if codes is None or any(c.strip() in (rule.code, rule.id) for c in codes.split(",")):
             return True
     return False
+
+
+def _alone(text: str, directive: int) -> bool:
+    """Whether the comment holding the directive at `directive` is alone on its line (only such
+    a comment covers the next line too)."""
+    before = text[:directive]
+    opener = max(before.rfind("//"), before.rfind("/*"))
+    return opener >= 0 and not before[:opener].strip()
 
 
 def _directive_lines(source: SourceText):
