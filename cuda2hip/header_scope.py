@@ -24,14 +24,15 @@ from .source import SourceError, SourceText, read_bytes
 from .suppress import DIRECTIVE
 
 
-def report_headers_left_out(files: list[SourceFile], results, settings, engine) -> None:
+def report_headers_left_out(files: list[SourceFile], results, settings, engine, others=()) -> None:
     """Add a HIP005 finding to each result of `results` (the run over `files`, same order) for
-    each include line that brings in headers outside the run which `fix` would change."""
+    each include line that brings in headers outside the run which `fix` would change.
+    `others`: files the run covers with other settings (a folder with its own configuration)."""
     with_includes = [(item, r) for item, r in zip(files, results) if r.includes and r.error is None]
     if not with_includes:
         return
     root = os.path.realpath(settings.root)
-    in_run = {_identity(str(f.path)) for f in files} - {None}
+    in_run = {_identity(str(f.path)) for f in (*files, *others)} - {None}
 
     def covered(header: str) -> bool:
         return _identity(header) in in_run

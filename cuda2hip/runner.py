@@ -56,6 +56,9 @@ def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None, stop) ->
     if _ENGINE is None or _ENGINE.settings != settings:  # a forked worker inherits the engine
         _ENGINE = Engine(settings)
     _WORKER.update(settings=settings, mode=mode, plan=plan)
+    from .include_graph import search_in
+
+    search_in(settings.include_dirs)
     use_aliases = getattr(plan, "use_aliases", None)
     if use_aliases is not None:
         use_aliases()
@@ -70,9 +73,13 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
     from .frontends.registry import frontend
     from .result_cache import Entry
 
+    from .match.amd_conditions import use_build_defines
+
     path = str(item.path)
     fe = frontend(item.language)
     rules = engine.ruleset_for(path, item.language)
+    # its -D macros in the build (compile_commands.json) decide its `#if` arms
+    use_build_defines(settings.defines.get(item.real or os.path.realpath(path), ()) if settings.defines else ())
     try:
         if mode is Mode.CHECK:
             return Entry(fe.lint(source, rules, settings).findings)
@@ -303,9 +310,32 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
 
 def _run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None) -> RunResult:
     engine = engine or Engine(settings)
+    files, errors = discover(paths, settings, writing=mode is Mode.FIX)
+    return _run_found(files, errors, settings, mode, engine)
+
+
+def run_grouped(groups, errors: list[FileError], mode: Mode, engine_for) -> RunResult:
+    """One run over files grouped by their settings (config_tree.discover_all), each group with
+    its own settings and engine (`engine_for(settings)`); results sorted by path."""
+    from .run_scope import one_run
+
+    results: list[FileResult] = []
+    errors = list(errors)
+    with one_run(writes=mode is Mode.FIX):
+        for settings, files in groups:
+            if files:
+                others = [f for s, fs in groups if s is not settings for f in fs]
+                part = _run_found(files, [], settings, mode, engine_for(settings), others)
+                results.extend(part.files)
+                errors.extend(part.errors)
+    results.sort(key=lambda r: Path(r.path).as_posix())
+    return RunResult(results, errors, mode)
+
+
+def _run_found(files: list[SourceFile], errors: list[FileError], settings: Settings, mode: Mode,
+               engine: Engine, others: list[SourceFile] = ()) -> RunResult:
     from .header_scope import report_headers_left_out
 
-    files, errors = discover(paths, settings, writing=mode is Mode.FIX)
     if settings.follow_includes:
         files = with_local_headers(files, settings)
     if mode is Mode.FIX:
@@ -316,7 +346,7 @@ def _run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None
     results = run_files(files, settings, mode, engine)
     # Only the files named are written (pre-commit passes the staged ones): the local headers
     # they include that need migration too are reported.
-    report_headers_left_out(files, results, settings, engine)
+    report_headers_left_out(files, results, settings, engine, others)
     errors = errors + [r.error for r in results if r.error is not None]
     return RunResult(results, errors, mode)
 
@@ -327,7 +357,10 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
     from . import content_facts
     from .result_cache import ResultCache, decode_entry_head, own_paths
 
+    from .include_graph import search_in
+
     content_facts.configure(settings.use_cache)  # what headers define, kept as results are
+    search_in(settings.include_dirs)  # where this run's quoted includes are found
     results: list[FileResult | None] = [None] * len(files)
     cache = ResultCache.open(settings, cache_kind(mode, settings))
     try:

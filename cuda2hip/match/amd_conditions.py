@@ -23,6 +23,25 @@ UNDEFINED = frozenset({"__CUDA_ARCH__", "__NVCC__", "__HIP_PLATFORM_NVIDIA__", "
 _TOKEN = LazyRegex(r"\s*(?:(?P<num>0[xX][0-9a-fA-F]+|\d+)[uUlL]*|(?P<id>[A-Za-z_]\w*)|(?P<op>&&|\|\||==|!=|<=|>=|[()!<>]))")
 
 
+# The -D macros the build gives the file being analysed (compile_commands.json), which decide
+# its `#if` arms as they do in the build: set for each file by the runner (`use_build_defines`).
+_BUILD: dict[str, int | None] = {}
+
+
+def use_build_defines(defines) -> None:
+    """The file about to be analysed is built with the macros `defines` ((name, value) pairs;
+    value None: defined to something other than a number)."""
+    global _BUILD
+    _BUILD = dict(defines)
+
+
+def build_define(name: str) -> tuple[bool, int | None] | None:
+    """(True, value) where the build defines `name` for the file being analysed, else None."""
+    if name in _BUILD:
+        return True, _BUILD[name]
+    return None
+
+
 def known_macros(target_rocm: str) -> dict[str, int]:
     """The macros hipcc defines at the target release (`X.Y`)."""
     out = dict(DEFINED)
@@ -44,7 +63,7 @@ def evaluate(text: str, macros: dict[str, int]) -> bool | None:
             break
         tokens.append(m.group("num") or m.group("id") or m.group("op"))
         pos = m.end()
-    parser = _Parser(tokens, macros)
+    parser = _Parser(tokens, {**_BUILD, **macros} if _BUILD else macros)
     try:
         value = parser.disjunction()
     except (IndexError, ValueError):

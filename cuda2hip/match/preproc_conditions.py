@@ -28,6 +28,7 @@ from typing import Callable
 import tree_sitter as ts
 
 from . import pp_condition
+from .amd_conditions import build_define
 
 # Defined by nvcc (or NVIDIA's other compilers), never by hip-clang.
 NVCC_ONLY = frozenset({"__NVCC__", "__NVCOMPILER", "__CUDACC_VER_MAJOR__", "__CUDACC_VER_MINOR__",
@@ -68,6 +69,8 @@ def is_hip_switch(name: str) -> bool:
 
 
 def hip_clang(name: str):
+    if name not in NVCC_ONLY and (given := build_define(name)) is not None:
+        return given  # the build's -D, which the migrated build keeps
     if name in NVCC_ONLY:
         return (False, None)
     if name == "__HIP__":
@@ -76,6 +79,8 @@ def hip_clang(name: str):
 
 
 def cuda_build(name: str):
+    if (given := build_define(name)) is not None:
+        return given
     return (False, None) if is_hip_switch(name) else None
 
 
