@@ -30,6 +30,9 @@ ACCEPTED = [
     ["fix", "--output-dir", "out", "--rename", "src", "--report", "r.html", "-j", "1"],
     ["check", "--min-severity", "info", "--show-info", "--show-fixes", "-q", "--exit-zero", "a.cu"],
     ["fix", "--quiet", "--show-fixes", "--min-severity=error", "--format", "gitlab", "a.cu"],
+    ["check", "-I", "inc", "-Iinc2", "--include-dir=inc", "--compile-commands", "cc.json", "--exclude", "a/,b/",
+     "--extend-exclude=c/", "--stdin-filename", "k.cu", "-"],
+    ["fix", "--stdin-filename=k.cu", "-"],
 ]
 
 REFUSED = [
