@@ -169,12 +169,13 @@ def _settings_tree(opts: dict):
 
     fixed = opts.get("config_path")
     return SettingsTree(lambda config, folder: _settings({**opts, "config_path": config}, cwd=folder),
-                        fixed=bool(fixed or opts.get("isolated")), config=fixed)
+                        fixed=bool(fixed or opts.get("isolated")), config=fixed, fail=_fail)
 
 
 def _folder_of(path: str) -> Path:
-    p = Path(path)
-    return p if p.is_dir() else (p.parent if str(p.parent) else Path("."))
+    from .config_tree import folder_of
+
+    return folder_of(path)
 
 
 def _offload_archs(settings, given) -> None:

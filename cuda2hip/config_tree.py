@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Callable
 
-from .config import find_config, project_root
+from .config import ConfigError, find_config, project_root
 from .discover import SourceFile, discover
 from .findings import FileError
 from .settings import Settings
@@ -23,11 +23,13 @@ from .settings import Settings
 
 class SettingsTree:
     """`make(config, folder)`: the settings of a run in `folder` with the configuration `config`
-    (None: none; the command line applied). `fixed`: --config or --isolated was given."""
+    (None: none; the command line applied). `fixed`: --config or --isolated was given. `fail`:
+    what a configuration error ends with (default: ConfigError propagates)."""
 
     def __init__(self, make: Callable[[Path | None, Path], Settings], *, fixed: bool = False,
-                 config: Path | None = None):
+                 config: Path | None = None, fail: Callable[[str], None] | None = None):
         self._make = make
+        self._fail = fail  # says a configuration error and ends the command
         self._fixed = fixed
         self._config = config
         self._found: dict[Path, Path | None] = {}
@@ -38,7 +40,12 @@ class SettingsTree:
         if self._fixed:
             return self._config
         if folder not in self._found:
-            self._found[folder] = find_config(folder)
+            try:
+                self._found[folder] = find_config(folder)
+            except ConfigError as exc:  # a pyproject.toml that cannot be read
+                if self._fail is None:
+                    raise
+                self._fail(str(exc))
         return self._found[folder]
 
     def settings_for(self, folder: Path) -> Settings:
@@ -61,6 +68,17 @@ class SettingsTree:
         return config is not None and config.parent == path.resolve()
 
 
+def folder_of(path: str) -> Path:
+    """Where the settings of `path` are looked up: its folder (a directory: itself), or, when a
+    symlink leads there, the nearest folder above it reached without one: a link out of the
+    project (`linkdir/x.cu`) must not make the place it points to the project."""
+    p = Path(path)
+    folder = os.path.abspath(p if p.is_dir() else (p.parent if str(p.parent) else "."))
+    while os.path.realpath(folder) != folder and os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+    return Path(folder)
+
+
 def discover_all(paths: list[str], tree: SettingsTree, *, writing: bool = False
                  ) -> tuple[list[tuple[Settings, list[SourceFile]]], list[FileError]]:
     """The files of `paths` grouped by their settings (groups in the order first met, files
@@ -71,9 +89,7 @@ def discover_all(paths: list[str], tree: SettingsTree, *, writing: bool = False
     queue = list(paths)
     while queue:
         raw = queue.pop(0)
-        p = Path(raw)
-        folder = p if p.is_dir() else (p.parent if str(p.parent) else Path("."))
-        settings = tree.settings_for(folder)
+        settings = tree.settings_for(folder_of(raw))
         nested: list[str] = []
 
         def own(path: str) -> bool:

@@ -91,8 +91,14 @@ def sync(out: Path, produced: list[Path]) -> list[str]:
             except OSError:
                 break
             parent = parent.parent
-    from .writeback import atomic_write
+    record = json.dumps({"written-by": "cuda2hip fix --output-dir", "entries": now}, indent=0,
+                        sort_keys=True).encode()
+    try:
+        same = (out / MANIFEST).read_bytes() == record
+    except OSError:
+        same = False
+    if not same:  # (a run that changes nothing rewrites nothing)
+        from .writeback import atomic_write
 
-    atomic_write(out / MANIFEST, json.dumps({"written-by": "cuda2hip fix --output-dir", "entries": now},
-                                            indent=0, sort_keys=True).encode(), durable=False)
+        atomic_write(out / MANIFEST, record, durable=False)
     return removed
