@@ -86,8 +86,9 @@ def echo(text: str | bytes, nl: bool = True, err: bool = False) -> None:
 _OUTPUT_FAILED = False
 
 
-def _settings(opts: dict, cwd: Path | None = None):
-    """The settings of a run in `cwd` (default: the working directory) with options `opts`."""
+def _settings(opts: dict, cwd: Path | None = None, *, build: bool = False):
+    """The settings of a run in `cwd` (default: the working directory) with options `opts`;
+    `build`: with what the build says of the files (include directories, -D macros)."""
     from .config import ConfigError, build_settings
     from .rulebook.selection import split_codes
 
@@ -137,7 +138,8 @@ def _settings(opts: dict, cwd: Path | None = None):
         settings.exclude = split_codes(opts["exclude"])
     if opts.get("extend_exclude"):
         settings.extend_exclude = settings.extend_exclude + split_codes(opts["extend_exclude"])
-    _build_facts(settings, opts)
+    if build:
+        _build_facts(settings, opts)
     return settings
 
 
@@ -168,7 +170,7 @@ def _settings_tree(opts: dict):
     from .config_tree import SettingsTree
 
     fixed = opts.get("config_path")
-    return SettingsTree(lambda config, folder: _settings({**opts, "config_path": config}, cwd=folder),
+    return SettingsTree(lambda config, folder: _settings({**opts, "config_path": config}, cwd=folder, build=True),
                         fixed=bool(fixed or opts.get("isolated")), config=fixed, fail=_fail)
 
 

@@ -88,25 +88,28 @@ def discover_all(paths: list[str], tree: SettingsTree, *, writing: bool = False
     seen: set[str] = set()
     queue = list(paths)
     while queue:
-        raw = queue.pop(0)
-        settings = tree.settings_for(folder_of(raw))
-        nested: list[str] = []
+        # the paths of one set of settings go to one `discover` (a pre-commit call names
+        # hundreds of files, mostly of one configuration)
+        batches: dict[int, tuple[Settings, list[str]]] = {}
+        for raw in queue:
+            settings = tree.settings_for(folder_of(raw))
+            batches.setdefault(id(settings), (settings, []))[1].append(raw)
+        queue = []
+        for settings, raws in batches.values():
+            def own(path: str) -> bool:
+                if tree.has_own(path):
+                    queue.append(path)  # walked again, with its own settings
+                    return True
+                return False
 
-        def own(path: str) -> bool:
-            if tree.has_own(path):
-                nested.append(path)
-                return True
-            return False
-
-        files, errs = discover([raw], settings, writing=writing, nested=own)
-        errors.extend(errs)
-        group = groups.setdefault(id(settings), (settings, []))[1]
-        for f in files:
-            key = f.real or os.path.realpath(f.path)
-            if key not in seen:
-                seen.add(key)
-                group.append(f)
-        queue.extend(nested)
+            files, errs = discover(raws, settings, writing=writing, nested=own)
+            errors.extend(errs)
+            group = groups.setdefault(id(settings), (settings, []))[1]
+            for f in files:
+                key = f.real or os.path.realpath(f.path)
+                if key not in seen:
+                    seen.add(key)
+                    group.append(f)
     out = []
     for settings, files in groups.values():
         files.sort(key=lambda s: s.path.as_posix())
