@@ -36,10 +36,19 @@ class BuildFacts(Struct):
 
 
 def find(root: Path) -> Path | None:
-    """The compilation database of the project at `root`, from its usual build folders."""
+    """The compilation database of the project at `root`, from its usual build folders; one
+    that another user owns or can write (or whose folder is such) is not read, as a
+    configuration file is not (trust.py), with a warning: `--compile-commands` names it."""
+    from .config import _warn
+    from .trust import untrusted
+
     for folder in USUAL_FOLDERS:
         candidate = root / folder / "compile_commands.json"
         if candidate.is_file():
+            why = untrusted(candidate.parent, own_group=True) or untrusted(candidate, own_group=True)
+            if why is not None:
+                _warn(f"not reading {candidate}: {why}; name it with --compile-commands to use it")
+                continue
             return candidate
     return None
 

@@ -134,3 +134,18 @@ def test_compile_commands_arguments_form_and_bad_database(tmp_path):
     (cc / "compile_commands.json").write_text("{not json")
     r = run_cli("check", "src", cwd=cc)
     assert r.returncode == 2 and "compile_commands.json: not a compilation database" in r.stderr
+
+
+def test_a_compilation_database_others_can_write_is_not_read(tmp_path):
+    _write(tmp_path, {"cc/.git/HEAD": "", "cc/src/k.cu": CU, "cc/inc/defs.h": "inline void cudaProjThing() {}\n"})
+    cc = tmp_path / "cc"
+    database = cc / "compile_commands.json"
+    database.write_text(json.dumps([{"directory": str(cc), "file": "src/k.cu",
+                                     "command": "nvcc -DUSE_PTX=0 -Iinc -c src/k.cu"}]))
+    database.chmod(0o666)
+    r = run_cli("check", "--no-cache", "--format", "json", "src", cwd=cc)
+    assert "not reading" in r.stderr and "compile_commands.json" in r.stderr
+    assert {"HIP501", "HIP190"} <= {f["code"] for f in json.loads(r.stdout)["findings"]}
+    # named, it is the user's choice
+    r = run_cli("check", "--no-cache", "--format", "json", "--compile-commands", database, "src", cwd=cc)
+    assert not {"HIP501", "HIP190"} & {f["code"] for f in json.loads(r.stdout)["findings"]}
