@@ -35,8 +35,9 @@ _CUDA_MARKS = LazyRegex(
 
 def report_parse_recovery(ctx, rules: RuleSet, error_starts: list[int], *, cuda_only: bool = False) -> None:
     """HIP002 at the first region tree-sitter recovered from. `cuda_only`: only the regions
-    where something CUDA is (on the region's first line or the next): a plain C file or a
-    Makefile the grammar stumbles on has nothing for a human to check."""
+    where something CUDA is (on the line where the region starts, the one before or the one
+    after): a plain C file or a Makefile the grammar stumbles on has nothing for a human to
+    check."""
     rule = rules.diagnostic(PARSE_RECOVERY)
     if rule is None or not error_starts:
         return
@@ -45,7 +46,7 @@ def report_parse_recovery(ctx, rules: RuleSet, error_starts: list[int], *, cuda_
         kept = []
         for start in error_starts:
             line = source.position(start)[0]
-            lo = source.line_starts[line - 1]
+            lo = source.line_starts[max(line - 2, 0)]
             hi = source.line_starts[line + 1] if line + 1 < len(source.line_starts) else len(source.data)
             if _CUDA_MARKS.search(source.data, lo, hi):
                 kept.append(start)
