@@ -1,11 +1,13 @@
 """What `fix --output-dir` wrote, so that the output tree matches the input run after run.
 
-Each run records in OUT/.cuda2hip-output.json the files and links it wrote there (each with
-its size and modification time, or its link text). The next run removes the entries of that
-record which it did not produce again (a source deleted or renamed since, a file now excluded)
-— only while each is still exactly what the earlier run wrote: a file changed, or made, by
-someone else is never removed, nor anything the record does not name. Folders that such a
-removal leaves empty go too.
+Each run records the files and links it wrote into OUT (each with its size and modification
+time, or its link text), in the user's cache folder (store.cache_dir(), `output-trees/`, one
+record per OUT: OUT itself holds nothing but the migrated tree). The next run into the same OUT
+removes the entries of that record which it did not produce again (a source deleted or renamed
+since, a file now excluded) — only while each is still exactly what the earlier run wrote: a
+file changed, or made, by someone else is never removed, nor anything the record does not name.
+Folders that such a removal leaves empty go too. Without a record (a first run, a cache cleared
+or not to be trusted) nothing is removed.
 """
 
 from __future__ import annotations
@@ -15,7 +17,19 @@ import os
 import stat
 from pathlib import Path
 
-MANIFEST = ".cuda2hip-output.json"
+FOLDER = "output-trees"
+
+
+def record_path(out: Path) -> Path | None:
+    """Where the record of the output tree `out` is kept (None: no cache folder to keep it in)."""
+    from .digest import blake2b
+    from .store import cache_dir
+
+    base = cache_dir()
+    if base is None:
+        return None
+    key = blake2b(os.fsencode(os.path.realpath(out)), digest_size=16).hexdigest()
+    return base / FOLDER / f"{key}.json"
 
 
 def _entry(path: Path) -> dict | None:
@@ -36,9 +50,11 @@ def _plain(rel: object) -> bool:
         and all(p not in ("", ".", "..") for p in rel.split("/"))
 
 
-def _earlier(out: Path) -> dict[str, dict]:
+def _earlier(record: Path | None) -> dict[str, dict]:
+    if record is None:
+        return {}
     try:
-        data = json.loads((out / MANIFEST).read_bytes())
+        data = json.loads(record.read_bytes())
     except (OSError, ValueError):
         return {}  # no record (a first run, or an unreadable one): nothing is removed
     entries = data.get("entries") if isinstance(data, dict) else None
@@ -63,6 +79,7 @@ def sync(out: Path, produced: list[Path]) -> list[str]:
     """Remove what the earlier run of OUT wrote and this one (`produced`: paths inside OUT) did
     not, then record this run's. Returns the relative paths removed."""
     out = Path(os.path.realpath(out))
+    record = record_path(out)
     now: dict[str, dict] = {}
     for path in produced:
         try:
@@ -73,8 +90,8 @@ def sync(out: Path, produced: list[Path]) -> list[str]:
         if entry is not None:
             now[rel] = entry
     removed = []
-    for rel, entry in sorted(_earlier(out).items()):
-        if rel in now or rel == MANIFEST or not _inside_without_links(out, rel):
+    for rel, entry in sorted(_earlier(record).items()):
+        if rel in now or not _inside_without_links(out, rel):
             continue
         path = out / rel
         if _entry(path) != entry:
@@ -91,14 +108,17 @@ def sync(out: Path, produced: list[Path]) -> list[str]:
             except OSError:
                 break
             parent = parent.parent
-    record = json.dumps({"written-by": "cuda2hip fix --output-dir", "entries": now}, indent=0,
-                        sort_keys=True).encode()
+    if record is None:
+        return removed
+    text = json.dumps({"output": str(out), "entries": now}, indent=0, sort_keys=True).encode()
     try:
-        same = (out / MANIFEST).read_bytes() == record
+        same = record.read_bytes() == text
     except OSError:
         same = False
-    if not same:  # (a run that changes nothing rewrites nothing)
+    if not same:
         from .writeback import atomic_write
 
-        atomic_write(out / MANIFEST, record, durable=False)
+        record.parent.parent.mkdir(mode=0o700, exist_ok=True)  # the cache folder: private
+        record.parent.mkdir(mode=0o700, exist_ok=True)
+        atomic_write(record, text, mode=0o600, durable=False)
     return removed

@@ -81,27 +81,43 @@ def test_output_dir_removes_what_an_earlier_run_wrote_and_nothing_else(tmp_path)
     (src / "notes.txt").write_text("notes\n")
     r = run_cli("fix", "--output-dir", out, src, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
+    # OUT holds the migrated tree and nothing else (the record is kept in the cache folder)
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == \
-        [".cuda2hip-output.json", "a.cu", "b.cu", "notes.txt", "sub/c.cu"]
+        ["a.cu", "b.cu", "notes.txt", "sub/c.cu"]
     # the user's own file in the output, and an output file the user changed since
     (out / "mine.txt").write_text("keep me\n")
     (out / "b.cu").write_text("// edited by hand\n")
-    os.remove(src / "a.cu")
-    os.remove(src / "b.cu")
-    os.remove(src / "sub/c.cu")
-    os.remove(src / "notes.txt")
+    for name in ("a.cu", "b.cu", "sub/c.cu", "notes.txt"):
+        os.remove(src / name)
     r = run_cli("fix", "--output-dir", out, src, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
-    assert left == [".cuda2hip-output.json", "b.cu", "mine.txt"], left  # sub/ went with c.cu
+    assert left == ["b.cu", "mine.txt"], left  # sub/ went with c.cu
     assert "3 files of an earlier run removed" in r.stderr
-    # a record naming paths outside the output (tampered) removes nothing there
-    (tmp_path / "victim.txt").write_text("x")
-    st = os.stat(tmp_path / "victim.txt")
-    (out / ".cuda2hip-output.json").write_text(json.dumps({"entries": {
-        "../victim.txt": {"kind": "file", "size": st.st_size, "mtime_ns": st.st_mtime_ns}}}))
-    run_cli("fix", "--output-dir", out, src, cwd=tmp_path)
-    assert (tmp_path / "victim.txt").exists()
+    # nothing more to remove: a third run says nothing of it
+    r = run_cli("fix", "--output-dir", out, src, cwd=tmp_path)
+    assert r.returncode == 0 and "removed" not in r.stderr
+
+
+def test_a_record_naming_paths_outside_the_output_removes_nothing(tmp_path):
+    from cuda2hip.output_manifest import record_path, sync
+
+    out = tmp_path / "out"
+    out.mkdir()
+    victim = tmp_path / "victim.txt"
+    victim.write_text("x")
+    (tmp_path / "elsewhere").mkdir()
+    (out / "link").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "elsewhere" / "y.txt").write_text("y")
+    st, sty = os.stat(victim), os.stat(tmp_path / "elsewhere" / "y.txt")
+    record = record_path(out)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"entries": {
+        "../victim.txt": {"kind": "file", "size": st.st_size, "mtime_ns": st.st_mtime_ns},
+        str(victim): {"kind": "file", "size": st.st_size, "mtime_ns": st.st_mtime_ns},
+        "link/y.txt": {"kind": "file", "size": sty.st_size, "mtime_ns": sty.st_mtime_ns}}}))
+    assert sync(out, []) == []
+    assert victim.exists() and (tmp_path / "elsewhere" / "y.txt").exists()
 
 
 # ---------------------------------------------------------------- configuration errors
