@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 from pathlib import Path
 
 from msgspec import Struct
@@ -75,6 +74,8 @@ def read(path: Path, root: Path) -> BuildFacts:
             command = entry.get("command")
             if not isinstance(command, str):
                 raise CompileCommandsError(f"{path}: entry {n}: needs \"arguments\" or \"command\"")
+            import shlex
+
             try:
                 args = shlex.split(command)
             except ValueError as exc:
