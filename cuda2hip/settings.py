@@ -52,7 +52,7 @@ class Settings(Struct):
     # Where `#include "..."` looks after the including file's folder and the root (absolute):
     # --include-dir / `include-dirs`, and the project's -I folders of compile_commands.json.
     include_dirs: tuple[str, ...] = ()
-    compile_commands: str | None = None  # the compilation database named (else found: compile_commands.py)
+    compile_commands: str | None = None  # the compilation database named (else found: project/compile_commands.py)
     # compile_commands.json's -D macros of each file (resolved path -> ((name, value), ...);
     # value None: defined to something that is not a number)
     defines: dict[str, tuple[tuple[str, int | None], ...]] = field(default_factory=dict)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from ..source import SourceText
-from .sources import Sources
+from ..lang.source import SourceText
 from .clip import ELLIPSIS, FRAME_COLUMNS, escape_controls, frame_window
+from .sources import Sources
 from .summary import hidden_note, shown, shown_path, summarize
 
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "hint": "blue"}
