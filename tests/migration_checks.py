@@ -60,7 +60,7 @@ def same_name_in_hip() -> frozenset[str]:
 
 def project_names(*datas: bytes) -> frozenset[str]:
     """The names the files holding `datas` define (HIP190 reports neither them nor their uses)."""
-    from cuda2hip.match.defined_names import definitions_in
+    from cuda2hip.lang.cxx.definitions import definitions_in
 
     return frozenset(n.decode() for data in datas for n in definitions_in(data))
 

@@ -100,7 +100,7 @@ def test_output_dir_removes_what_an_earlier_run_wrote_and_nothing_else(tmp_path)
 
 
 def test_a_record_naming_paths_outside_the_output_removes_nothing(tmp_path):
-    from cuda2hip.output_manifest import record_path, sync
+    from cuda2hip.run.manifest import record_path, sync
 
     out = tmp_path / "out"
     out.mkdir()
