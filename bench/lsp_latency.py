@@ -11,7 +11,7 @@ received. The time includes the server's debounce (lsp/server.py DEBOUNCE). Also
 first diagnostics after open (rules compiled then), and a burst of keystrokes faster than the
 debounce (how many of its versions were analysed: stale ones are skipped).
 
-Target: median <= 150 ms after the first request, on the 2-core machine the README names.
+Target: median <= 150 ms after the first request, on the 2-core machine docs/benchmarks.md names.
 """
 
 from __future__ import annotations

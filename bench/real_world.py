@@ -6,7 +6,7 @@ where it does not, did cuda2hip say why at the failing line?
     python bench/real_world.py --reduced           # the few units the test suite runs
     python bench/real_world.py --fetch-only        # download the pinned sources (.ci/run does it)
     python bench/real_world.py --tool-src DIR --label before   # another checkout of cuda2hip
-    python bench/real_world.py --write-docs --compare before   # table into docs/real-world.md and README
+    python bench/real_world.py --write-docs --compare before   # table into docs/real-world.md, docs/benchmarks.md and README.md
 
 The pinned sources (bench/realworld/corpus.toml) are downloaded on first use into
 .cache/real-world (never into the repository). nvcc decides which translation units are CUDA as
@@ -41,7 +41,8 @@ CUDA_LIBRARY_INCLUDE = ROOT / ".cache" / "cuda-library-headers" / "include"
 # HIP 5.2's: the ROCm libraries Debian 12 lacks (7.2 and 6.4 have theirs in their own trees)
 ROCM_LIBRARY_INCLUDE = hip_toolchains.ROCM_LIBRARY_INCLUDE
 DOC = ROOT / "docs" / "real-world.md"
-README = ROOT / "README.md"
+BENCHMARKS = ROOT / "docs" / "benchmarks.md"  # the short table, with the speed figures
+README = ROOT / "README.md"  # the same short table, where users look first
 BEGIN, END = "<!-- real-world table: begin -->", "<!-- real-world table: end -->"
 
 
@@ -140,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tool-src", type=Path, default=ROOT, help="the cuda2hip checkout to measure")
     parser.add_argument("--label", help="name of this run (default: the checkout's git description)")
     parser.add_argument("--compare", help="label of an earlier run to show beside this one")
-    parser.add_argument("--write-docs", action="store_true", help="write the tables into docs/real-world.md and README.md")
+    parser.add_argument("--write-docs", action="store_true", help="write the tables into docs/real-world.md, docs/benchmarks.md and README.md")
     parser.add_argument("--show", type=int, default=40, help="silent failures to print")
     parser.add_argument("--fetch-only", action="store_true", help="download and extract the sources, run nothing")
     args = parser.parse_args(argv)
@@ -210,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
 
         baseline = json.loads((CACHE / "results" / f"{args.compare}.json").read_text()) if args.compare else None
         DOC.write_text(_replace_between(DOC.read_text(), _doc_block(data, baseline, detail=True)))
-        README.write_text(_replace_between(README.read_text(), _doc_block(data, baseline, detail=False)))
+        for short in (BENCHMARKS, README):
+            short.write_text(_replace_between(short.read_text(), _doc_block(data, baseline, detail=False)))
     return 0 if not silent_any and not refix_any else 1
 
 

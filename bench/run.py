@@ -1,4 +1,4 @@
-"""cuda2hip benchmark: one command, figures for the README.
+"""cuda2hip benchmark: one command, figures for docs/benchmarks.md.
 
     python bench/run.py                  # generate a 250,000-line corpus and measure
     python bench/run.py --corpus DIR     # measure on your own tree (it is copied, never changed)

@@ -1,3 +1,3 @@
 """cuda2hip: a CUDA -> HIP source migration linter and rewriter."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -15,6 +15,7 @@ larger runs (run/workers.py); a file whose result the store holds is not parsed 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from .engine.engine import Engine
 from .project.discover import discover, with_local_headers
@@ -24,7 +25,7 @@ from .run.scope import report_headers_left_out
 from .run.workers import run_files
 from .settings import Settings
 
-__all__ = ["Mode", "RunResult", "run", "run_files", "report"]
+__all__ = ["Mode", "RunResult", "run", "run_grouped", "run_files", "report"]
 
 
 def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None = None) -> RunResult:
@@ -32,17 +33,40 @@ def run(paths: list[str], settings: Settings, mode: Mode, engine: Engine | None 
     with one_run(writes=mode is Mode.FIX):
         engine = engine or Engine(settings)
         files, errors = discover(paths, settings, writing=mode is Mode.FIX)
-        if settings.follow_includes:
-            files = with_local_headers(files, settings)
-        if mode is Mode.FIX:
-            from .fix.writeback import remove_stale_temps
+        return _run_found(files, errors, settings, mode, engine)
 
-            for directory in sorted({os.path.dirname(f.path) or "." for f in files}):
-                remove_stale_temps(directory)  # what a killed run left beside the files it wrote
-        results = run_files(files, settings, mode, engine)  # parse, match, fix (and write)
-        # Only the files named are written (pre-commit passes the staged ones): the local headers
-        # they include that need migration too are reported.
-        report_headers_left_out(files, results, settings, engine)
+
+def run_grouped(groups, errors: list, mode: Mode, engine_for) -> RunResult:
+    """The same over files grouped by their settings (project/config_tree.discover_all: each
+    file has those of the nearest configuration above it), each group with its own settings
+    and engine (`engine_for(settings)`); results sorted by path."""
+    results = []
+    errors = list(errors)
+    with one_run(writes=mode is Mode.FIX):
+        for settings, files in groups:
+            if files:
+                others = [f for s, fs in groups if s is not settings for f in fs]
+                part = _run_found(files, [], settings, mode, engine_for(settings), others)
+                results.extend(part.files)
+                errors.extend(part.errors)
+    results.sort(key=lambda r: Path(r.path).as_posix())
+    return RunResult(results, errors, mode)
+
+
+def _run_found(files, errors, settings: Settings, mode: Mode, engine: Engine, others=()) -> RunResult:
+    """discover's `files` through parse, match, fix (and write); `others`: files the run covers
+    with other settings."""
+    if settings.follow_includes:
+        files = with_local_headers(files, settings)
+    if mode is Mode.FIX:
+        from .fix.writeback import remove_stale_temps
+
+        for directory in sorted({os.path.dirname(f.path) or "." for f in files}):
+            remove_stale_temps(directory)  # what a killed run left beside the files it wrote
+    results = run_files(files, settings, mode, engine)  # parse, match, fix (and write)
+    # Only the files named are written (pre-commit passes the staged ones): the local headers
+    # they include that need migration too are reported.
+    report_headers_left_out(files, results, settings, engine, others)
     errors = errors + [r.error for r in results if r.error is not None]
     return RunResult(results, errors, mode)
 

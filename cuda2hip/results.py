@@ -96,6 +96,7 @@ class RunResult(Struct):
     errors: list[FileError]  # discovery errors and per-file errors
     mode: Mode
     baselined: int = 0  # findings dropped because a --baseline file lists them
+    held: dict = {}  # path -> content of files that are not on disk (standard input)
 
     @property
     def findings(self) -> list[Finding]:

@@ -21,7 +21,7 @@ DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
 
 
 class Settings(Struct):
-    root: Path = field(default_factory=Path.cwd)  # project root (config location or cwd)
+    root: Path = field(default_factory=Path.cwd)  # project root (config folder, else repository root)
     config_path: Path | None = None
     select: tuple[str, ...] | None = None  # None: the rules enabled by default
     extend_select: tuple[str, ...] = ()
@@ -49,6 +49,13 @@ class Settings(Struct):
     library_profile: str = "hip"  # hip (hipBLAS, ...) or roc (rocBLAS, ...)
     kernel_launch: str = "keep"  # keep <<<...>>> or convert to hipLaunchKernelGGL ("hip")
     extra: dict = field(default_factory=dict)  # settings of frontends / rule families
+    # Where `#include "..."` looks after the including file's folder and the root (absolute):
+    # --include-dir / `include-dirs`, and the project's -I folders of compile_commands.json.
+    include_dirs: tuple[str, ...] = ()
+    compile_commands: str | None = None  # the compilation database named (else found: project/compile_commands.py)
+    # compile_commands.json's -D macros of each file (resolved path -> ((name, value), ...);
+    # value None: defined to something that is not a number)
+    defines: dict[str, tuple[tuple[str, int | None], ...]] = field(default_factory=dict)
 
     def language_for(self, path: Path) -> str | None:
         name = path.name

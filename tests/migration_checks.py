@@ -58,10 +58,17 @@ def same_name_in_hip() -> frozenset[str]:
     return frozenset(names)
 
 
+def project_names(*datas: bytes) -> frozenset[str]:
+    """The names the files holding `datas` define (HIP190 reports neither them nor their uses)."""
+    from cuda2hip.lang.cxx.definitions import definitions_in
+
+    return frozenset(n.decode() for data in datas for n in definitions_in(data))
+
+
 def unreported_tokens(data: bytes, findings: list[dict], path_defs: frozenset[str] = frozenset()) -> list[str]:
     """CUDA tokens of `data` with no finding starting at their line and column, nor one on their
-    line whose message names them (findings in the JSON report shape). Tokens the project itself defines are covered by the finding at their
-    definition (`path_defs`: names with such a finding somewhere in the tree)."""
+    line whose message names them (findings in the JSON report shape). Tokens the project itself
+    defines need no finding (`path_defs`: project_names of the tree)."""
     same = same_name_in_hip()
     at = {(f["line"], f["column"]) for f in findings}
     # A finding about a whole condition (e.g. HIP504 on `defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530`)

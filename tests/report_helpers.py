@@ -17,8 +17,11 @@ SELECT = "HIP001,HIP002,HIP003,HIP100,HIP101,HIP102"
 
 
 def copy_project(tmp_path: Path) -> Path:
+    """The report fixture project, as a repository (its root is the project root, whatever
+    folder a run starts from)."""
     dest = tmp_path / "project"
     shutil.copytree(PROJECT, dest)
+    (dest / ".git").mkdir()
     return dest
 
 

@@ -4,6 +4,7 @@ new ones, matched by fingerprints that survive inserted and removed lines."""
 from __future__ import annotations
 
 import json
+import os
 
 from conftest import run_cli
 from report_helpers import SELECT, copy_project
@@ -81,15 +82,23 @@ def test_baseline_file_is_readable_and_sorted(tmp_path):
     assert len(entries) == 14
     assert entries == sorted(entries, key=lambda e: (e["path"], e["line"], e["code"], e["fingerprint"]))
     assert {e["path"] for e in entries} == {"src/kernels.cu", "src/util.cuh"}  # project-relative
-    # Paths are relative to the project root: with no configuration the root is the working
-    # directory, so from src/ nothing matches; with the configuration at the top, all does.
+    # Paths are relative to the project root, never the working directory: from src/ the
+    # repository root is still the root (all matches), with a configuration at the top too.
     r = run_cli("check", "--isolated", "--select", SELECT, "--baseline", str(path), "kernels.cu", "util.cuh",
                 "--format", "json", cwd=project / "src")
-    assert r.returncode == 1 and json.loads(r.stdout)["summary"]["baselined"] == 0
+    assert r.returncode == 0 and json.loads(r.stdout)["summary"]["baselined"] == 14, r.stdout
     (project / "cuda2hip.toml").write_text('select = ["HIP001", "HIP002", "HIP003", "HIP100", "HIP101", "HIP102"]\n')
     r = run_cli("check", "--baseline", str(path), "kernels.cu", "util.cuh", "--format", "json", cwd=project / "src")
     assert r.returncode == 0, r.stdout
     assert json.loads(r.stdout)["summary"]["baselined"] == 14
+    # without a repository either, the root is the folder named: src/ from the top
+    import shutil
+
+    shutil.rmtree(project / ".git")
+    os.remove(project / "cuda2hip.toml")
+    r = run_cli("check", "--isolated", "--select", SELECT, "--baseline", str(path), "src", "--format", "json",
+                cwd=project)
+    assert r.returncode == 1 and json.loads(r.stdout)["summary"]["baselined"] == 0
 
 
 def test_bad_baseline_is_a_usage_error(tmp_path):

@@ -93,3 +93,25 @@ def test_suppressed_findings_hidden_from_text_unless_asked(tmp_path):
     assert r.returncode == 0 and "HIP101" not in r.stdout and "1 suppressed" in r.stdout
     r = run_cli("check", "--show-suppressed", "a.cu", cwd=tmp_path)
     assert "(suppressed)" in r.stdout
+
+
+def test_trailing_suppression_does_not_hide_the_next_line(tmp_path):
+    """A directive trailing code covers its own line only; one alone on its line also covers the
+    next line (regression: a trailing one hid the next line's findings too)."""
+    (tmp_path / "a.cu").write_text("#include <hip/hip_runtime.h>\n"
+                                   "void f() { cudaFree(p); }  // cuda2hip: ignore[HIP101]\n"
+                                   "void g() { cudaFree(q); }\n"
+                                   "  /* cuda2hip: ignore[HIP101] */\n"
+                                   "void h() { cudaFree(r); }\n")
+    r = run_cli("check", "--format", "json", "a.cu", cwd=tmp_path)
+    got = sorted((x["line"], x["suppressed"]) for x in findings(r) if x["code"] == "HIP101")
+    assert got == [(2, True), (3, False), (5, True)], r.stdout
+
+
+def test_trailing_suppression_in_python_and_cmake(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_text(
+        "project(p LANGUAGES CXX CUDA)  # cuda2hip: ignore\n"
+        "enable_language(CUDA)\n")
+    r = run_cli("check", "--format", "json", "--show-info", "CMakeLists.txt", cwd=tmp_path)
+    lines = {x["line"]: x["suppressed"] for x in findings(r)}
+    assert lines.get(1) is True and lines.get(2) is False, r.stdout

@@ -40,7 +40,7 @@ import pytest
 from conftest import (CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_RELEASE_HEADERS, FETCH_ROCM_HEADERS, FIXTURES,
                       INSTALL_TEST_DEPS, RELEASE_HEADERS, ROCM_LIBRARY_INCLUDE, release_params, run_cli)
 from hip_toolchains import MODERN
-from migration_checks import ERROR_AT, newer_hip_names, release_errors, unreported_tokens
+from migration_checks import ERROR_AT, newer_hip_names, project_names, release_errors, unreported_tokens
 
 pytestmark = pytest.mark.rules
 
@@ -136,8 +136,7 @@ def test_fixture_migrates_completely(case, tmp_path):
     out, findings = _migrate(case, tmp_path)
     data = out.read_bytes()
     assert data.decode() == _expected(case).read_text(), f"{case}: migrated output differs"
-    defined = {f["message"].split("`")[1] for f in findings if "a name this project defines" in f["message"]}
-    assert unreported_tokens(data, findings, frozenset(defined)) == []
+    assert unreported_tokens(data, findings, project_names(data)) == []
     profile = "roc" if "--roc" in CASES[case].flags else "hip"
     assert newer_hip_names(data, CASES[case].target, profile) == []
     # what the output keeps is reported, each with the reason

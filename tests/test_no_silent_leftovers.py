@@ -11,7 +11,7 @@ import shutil
 import pytest
 
 from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FIXTURES, run_cli
-from migration_checks import cuda_tokens, unreported_tokens
+from migration_checks import cuda_tokens, project_names, unreported_tokens
 
 pytestmark = pytest.mark.rules
 
@@ -43,14 +43,14 @@ def _check_tree(work, findings):
     by_file: dict[str, list] = {}
     for f in findings:
         by_file.setdefault(f["path"].replace("\\", "/"), []).append(f)
-    defined = {f["message"].split("`")[1] for f in findings if "a name this project defines" in f["message"]}
     files = ["include/common.h", "src/kernels.cuh", "src/main.cu"]
+    defined = project_names(*((work / rel).read_bytes() for rel in files))
     left = {}
     total = 0
     for rel in files:
         data = (work / rel).read_bytes()
         total += len(cuda_tokens(data))
-        missing = unreported_tokens(data, by_file.get(rel, []), frozenset(defined))
+        missing = unreported_tokens(data, by_file.get(rel, []), defined)
         if missing:
             left[rel] = missing
     assert left == {}, f"CUDA tokens left without a finding: {left}"

@@ -10,6 +10,7 @@ virtualenv (non-editable), which also proves the package installs and finds its 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -132,3 +133,76 @@ def test_a_staged_file_named_like_an_option_is_a_file_to_the_hook(hook_repo, tmp
         assert "--output=../x.cu:2:" in out and "kernel.cu:2:" in out, out
     else:
         assert (odd / "x.cu").read_text() == FIXED and (project / "kernel.cu").read_text() == FIXED, out
+
+
+KINDS = {
+    "kernel.cu": FINDINGS,
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.21)\nproject(p LANGUAGES CXX CUDA)\n",
+    "Makefile": "NVCC ?= nvcc\n",
+    "tools/build.mk": "NVCC ?= nvcc\n",
+    "ext.py": 'from torch.utils.cpp_extension import load\n'
+              'ext = load(name="k", sources=["k.cu"], extra_cuda_cflags=["--use_fast_math"])\n',
+}
+
+
+@pytest.mark.parametrize("hook", ["cuda2hip-check", "cuda2hip-fix"])
+def test_both_hooks_take_cuda_cmake_make_and_python_files(hook_repo, tmp_path, hook):
+    """The hooks' `files:` pattern passes every kind of file cuda2hip migrates (its default
+    file-types), not only CUDA/C++ sources."""
+    project = _project(tmp_path, "notes.md", "# notes\n")
+    for rel, text in KINDS.items():
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text(text)
+    _git("add", "-A", cwd=project)
+    res = _try_repo(hook_repo, hook, project)
+    out = res.stdout + res.stderr
+    assert res.returncode == 1, out
+    if hook == "cuda2hip-check":
+        for line in ("kernel.cu:2:", "CMakeLists.txt:2:", "Makefile:1:", "tools/build.mk:1:", "ext.py:2:"):
+            assert line in out, (line, out)
+    else:
+        assert "HIP620" in out and "ext.py:2:" in out  # (no automatic fix: reported)
+        assert (project / "kernel.cu").read_text() == FIXED
+        assert "hipcc" in (project / "Makefile").read_text()
+        assert "HIP" in (project / "CMakeLists.txt").read_text()
+    assert "notes.md" not in out and "notes.txt" not in out
+
+
+def _readme_pre_commit_configs() -> list[str]:
+    """The README's `.pre-commit-config.yaml` snippets (fenced yaml blocks that start with that
+    comment, in a list item or not), dedented."""
+    import textwrap
+
+    text = (ROOT / "README.md").read_text()
+    blocks = re.findall(r"^( *)```yaml\n((?:\1.*\n)*?)\1```", text, re.MULTILINE)
+    found = [textwrap.dedent(body) for _, body in blocks if body.lstrip().startswith("# .pre-commit-config.yaml")]
+    assert found, "the README shows a .pre-commit-config.yaml"
+    return found
+
+
+def test_the_readme_snippet_is_a_valid_pre_commit_config(tmp_path):
+    """pre-commit's own validation of the README's snippet; its `rev:` is this release's tag
+    and its hook ids are those of .pre-commit-hooks.yaml."""
+    import yaml
+
+    from cuda2hip import __version__
+
+    hooks = {h["id"] for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    for snippet in _readme_pre_commit_configs():
+        (tmp_path / ".pre-commit-config.yaml").write_text(snippet)
+        res = subprocess.run([sys.executable, "-m", "pre_commit", "validate-config", ".pre-commit-config.yaml"],
+                             cwd=tmp_path, capture_output=True, text=True)
+        assert res.returncode == 0, res.stdout + res.stderr
+        repo = yaml.safe_load(snippet)["repos"][0]
+        assert repo["rev"] == f"v{__version__}"
+        assert {h["id"] for h in repo["hooks"]} <= hooks
+    res = subprocess.run([sys.executable, "-m", "pre_commit", "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_the_changelog_has_this_release():
+    from cuda2hip import __version__
+
+    assert f"## {__version__} " in (ROOT / "CHANGELOG.md").read_text() or \
+        f"## [{__version__}]" in (ROOT / "CHANGELOG.md").read_text()

@@ -84,19 +84,29 @@ def test_the_reports_show_the_model_and_agree(tmp_path):
     assert "Each further site" in page
 
 
+def _html(tmp_path, findings) -> str:
+    """The HTML page of a run whose one file has `findings` (made up: what a rule's findings
+    may be, not what a source gives)."""
+    from cuda2hip.engine.engine import Engine
+    from cuda2hip.report import ReportContext, render
+    from cuda2hip.results import FileResult, Mode, RunResult
+    from cuda2hip.settings import Settings
+
+    (tmp_path / "a.cu").write_text("int x;\n" * 3)
+    settings = Settings(root=tmp_path, select=("HIP133",))
+    result = FileResult(path=str(tmp_path / "a.cu"), language="cuda", findings=findings)
+    return render("html", RunResult([result], [], Mode.CHECK), ReportContext(engine=Engine(settings), settings=settings))
+
+
 def test_html_by_rule_table_shows_the_severities_findings_have(tmp_path):
-    """HIP190 is declared `warning` but reports a project's own names as info: the table says
-    what its findings are."""
-    (tmp_path / "k.cu").write_text("#define CUDA_CHECK(x) (x)\nvoid f() { CUDA_CHECK(1); }\nint g = CUDA_OTHER;\n")
-    page = run_cli("check", "--isolated", "--no-cache", "--select", "HIP190", "--format", "html", ".",
-                   cwd=tmp_path).stdout
-    row = page[page.index('data-filter-rule="HIP190"'):]
+    """HIP133 is declared `error` but reports some functions as warnings: the table says what
+    its findings are."""
+    both = [_f(code="HIP133", api="__ldcs", effort="medium", path=str(tmp_path / "a.cu")),
+            _f(code="HIP133", api="__fns", effort="medium", severity=Severity.WARNING, start=3, path=str(tmp_path / "a.cu"))]
+    page = _html(tmp_path, both)
+    row = page[page.index('data-filter-rule="HIP133"'):]
     row = row[:row.index("</tr>")]
-    assert '<span class="sev sev-warning">warning 1</span> <span class="sev sev-info">info 1</span>' in row
-    only_info = tmp_path / "only"
-    only_info.mkdir()
-    (only_info / "k.cu").write_text("#define CUDA_CHECK(x) (x)\n")
-    page = run_cli("check", "--isolated", "--no-cache", "--select", "HIP190", "--format", "html", ".",
-                   cwd=only_info).stdout
-    row = page[page.index('data-filter-rule="HIP190"'):]
-    assert '<span class="sev sev-info">info</span></td>' in row[:row.index("</tr>")]
+    assert '<span class="sev sev-error">error 1</span> <span class="sev sev-warning">warning 1</span>' in row, row
+    page = _html(tmp_path, both[1:])
+    row = page[page.index('data-filter-rule="HIP133"'):]
+    assert '<span class="sev sev-warning">warning</span></td>' in row[:row.index("</tr>")]

@@ -25,7 +25,7 @@ def test_a_ctrl_c_while_the_check_sets_up_ends_it_as_interrupted(args):
     click parses (`-vj1`) ended a Ctrl-C with click's "Aborted!" and 1."""
     code = ("import cuda2hip.cli.commands as commands\n"
             "import cuda2hip.cli.main as cli\n"
-            "def settings(opts):\n"
+            "def settings(opts, *args, **kwargs):\n"
             "    raise KeyboardInterrupt\n"
             "commands._settings = settings\n"
             "cli.entry()\n")

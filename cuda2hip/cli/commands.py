@@ -24,8 +24,9 @@ def _formats() -> list[str]:
     return list(FORMATS)
 
 
-def _settings(opts: dict, cwd: Path | None = None):
-    """The settings of a run in `cwd` (default: the working directory) with options `opts`."""
+def _settings(opts: dict, cwd: Path | None = None, *, build: bool = False):
+    """The settings of a run in `cwd` (default: the working directory) with options `opts`;
+    `build`: with what the build says of the files (include directories, -D macros)."""
     from ..project.config import ConfigError, build_settings
     from ..rulebook.selection import split_codes
 
@@ -71,7 +72,50 @@ def _settings(opts: dict, cwd: Path | None = None):
         settings.unsafe_fixes = True
     if opts.get("markdown_limit") is not None:
         settings.markdown_limit = opts["markdown_limit"]
+    if opts.get("exclude"):
+        settings.exclude = split_codes(opts["exclude"])
+    if opts.get("extend_exclude"):
+        settings.extend_exclude = settings.extend_exclude + split_codes(opts["extend_exclude"])
+    if build:
+        _build_facts(settings, opts)
     return settings
+
+
+def _build_facts(settings, opts: dict) -> None:
+    """The include directories (--include-dir, the configuration's, the compilation database's)
+    and the -D macros of each file, from the compilation database named or found."""
+    import os
+
+    from ..project import compile_commands
+
+    given = [os.path.abspath(d) for d in opts.get("include_dirs") or ()]
+    named = opts.get("compile_commands") or settings.compile_commands
+    database = Path(named) if named else compile_commands.find(settings.root)
+    facts = compile_commands.BuildFacts()
+    if database is not None:
+        try:
+            facts = compile_commands.read(database, settings.root)
+        except compile_commands.CompileCommandsError as exc:
+            _fail(str(exc))
+    dirs = dict.fromkeys([*map(os.path.realpath, given), *settings.include_dirs, *facts.include_dirs])
+    settings.include_dirs = tuple(dirs)
+    settings.defines = facts.defines
+
+
+def _settings_tree(opts: dict):
+    """The settings of each folder of a run: its nearest configuration (project/config_tree.py), or the
+    one --config names, with the command line applied."""
+    from ..project.config_tree import SettingsTree
+
+    fixed = opts.get("config_path")
+    return SettingsTree(lambda config, folder: _settings({**opts, "config_path": config}, cwd=folder, build=True),
+                        fixed=bool(fixed or opts.get("isolated")), config=fixed, fail=_fail)
+
+
+def _folder_of(path: str) -> Path:
+    from ..project.config_tree import folder_of
+
+    return folder_of(path)
 
 
 def _offload_archs(settings, given) -> None:
@@ -139,12 +183,25 @@ def _engine(settings):
     return engine
 
 
-def _run(paths, settings, mode, engine):
+def _run(paths, tree, mode):
+    """(run, settings and engine of the report) of `paths`, each file with its own settings
+    (`tree`: _settings_tree); the report's are those of the first path named."""
     from ..engine.compiled import RuleCompileError
-    from ..pipeline import run
+    from ..pipeline import Mode, run_grouped
+    from ..project.config_tree import discover_all
+
+    paths = list(paths) or ["."]
+    first = tree.settings_for(_folder_of(paths[0]))
+    groups, errors = discover_all(paths, tree, writing=mode is Mode.FIX)
+    engines: dict[int, object] = {}
+
+    def engine_for(settings):
+        if id(settings) not in engines:
+            engines[id(settings)] = _engine(settings)
+        return engines[id(settings)]
 
     try:
-        return run(list(paths) or ["."], settings, mode, engine)
+        return run_grouped(groups, errors, mode, engine_for), first, engine_for(first)
     except RuleCompileError as exc:
         _fail(str(exc))
 
@@ -222,14 +279,18 @@ def _report(fmt: str, run, settings, engine, output: Path | None, statistics: bo
         _emit(fmt, run, settings, engine, output, err, view=view)
 
 
-def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
-    """Report findings in PATHS (files or directories; default: the current directory)."""
+def check(paths, fmt, output, statistics, baseline, write_baseline, stdin_filename=None, **opts):
+    """Report findings in PATHS (files or directories; default: the current directory; `-`:
+    standard input, named by --stdin-filename). Each file gets the settings of the nearest
+    configuration above it."""
     from ..pipeline import Mode
 
     if fmt not in _formats():
         _fail(f"--format: {fmt!r} is not one of {', '.join(_formats())}")
     view = _view(opts)
-    settings = _settings(opts)
+    stdin = _stdin_call(paths, stdin_filename)
+    tree = _settings_tree(opts)
+    settings = tree.settings_for(_folder_of(stdin or (paths[0] if paths else ".")))
     _check_output_path(output, "--output")
     _check_output_path(write_baseline, "--write-baseline")
     known = None
@@ -240,8 +301,11 @@ def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
             known = baselines.read(baseline)
         except baselines.BaselineError as exc:
             _fail(str(exc))
-    engine = _engine(settings)
-    run = _run(paths, settings, Mode.CHECK, engine)
+    if stdin is not None:
+        engine = _engine(settings)
+        run = _stdin_run(stdin, settings, engine, Mode.CHECK)[0]
+    else:
+        run, settings, engine = _run(paths, tree, Mode.CHECK)
     if write_baseline is not None:
         try:
             count = baselines.write(run, settings.root, write_baseline)
@@ -257,10 +321,16 @@ def check(paths, fmt, output, statistics, baseline, write_baseline, **opts):
     sys.exit(_exit_code(run, settings, view))
 
 
-def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics, **opts):
+def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_dir, rename, statistics,
+        stdin_filename=None, **opts):
     """Apply fixes to PATHS in place (safe ones; unsafe ones with --unsafe-fixes), then report
-    what remains. With --output-dir OUT SRC, write the migrated tree to OUT instead."""
+    what remains. With --output-dir OUT SRC, write the migrated tree to OUT instead. `-`: fix
+    standard input (named by --stdin-filename) onto standard output, findings on standard error."""
     from ..pipeline import Mode
+
+    stdin = _stdin_call(paths, stdin_filename)
+    if stdin is not None and (output_dir is not None or rename):
+        _fail("`-` (standard input) excludes --output-dir and --rename")
 
     if fmt not in _formats():
         _fail(f"--format: {fmt!r} is not one of {', '.join(_formats())}")
@@ -279,17 +349,26 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
                   f"use a name ending in {', '.join(REPORT_SUFFIXES)}")
     opts["unsafe_fixes"] = unsafe_fixes
     view = _view(opts)
-    settings = _settings(opts)
+    settings_tree = _settings_tree(opts)
+    settings = settings_tree.settings_for(_folder_of(stdin or (paths[0] if paths else ".")))
     _check_output_path(output, "--output")
     _check_output_path(report_file, "--report")
-    engine = _engine(settings)
     if to_stdout:
         if len(paths) != 1 or not Path(paths[0]).is_file():
             _fail("--stdout takes exactly one file")
-    if tree:
+    if stdin is not None:
+        engine = _engine(settings)
+        run, raw = _stdin_run(stdin, settings, engine, Mode.PREVIEW if diff else Mode.FIX)
+        if not diff:
+            result = run.files[0]
+            echo(result.migrated if result.changed else raw, nl=False)
+            _emit("concise" if fmt == "text" else fmt, run, settings, engine, output, err=output is None, view=view)
+            sys.exit(_exit_code(run, settings, view))
+    elif tree:
+        engine = _engine(settings)
         run = _run_tree(paths[0], output_dir, rename, settings, engine, quiet=view["quiet"])
     else:
-        run = _run(paths, settings, Mode.PREVIEW if (diff or to_stdout) else Mode.FIX, engine)
+        run, settings, engine = _run(paths, settings_tree, Mode.PREVIEW if (diff or to_stdout) else Mode.FIX)
     if report_fmt is not None:
         _emit(report_fmt, run, settings, engine, report_file, extra={"diffs": True})
     if to_stdout:
@@ -312,3 +391,35 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
         sys.exit(EXIT_ERROR if code == EXIT_ERROR else (EXIT_FINDINGS if text and not view["exit_zero"] else code))
     _report(fmt, run, settings, engine, output, statistics, view=view)
     sys.exit(_exit_code(run, settings, view))
+
+
+def _stdin_call(paths, stdin_filename) -> str | None:
+    """The name the file read from standard input goes by (`-` as the only path), else None."""
+    if "-" not in paths:
+        if stdin_filename is not None:
+            _fail("--stdin-filename names the file read from standard input: give `-` as the path")
+        return None
+    if len(paths) != 1:
+        _fail("`-` (standard input) is the only path of a call")
+    return stdin_filename or "-"
+
+
+def _stdin_run(name: str, settings, engine, mode):
+    """The run over standard input as the file `name` (nothing read or written there)."""
+    from ..pipeline import Mode
+    from ..results import RunResult
+    from ..run.in_memory import check_text, fix_text
+
+    if name == "-" or settings.language_for(Path(name)) is None:
+        what = "no --stdin-filename" if name == "-" else f"{name!r} is not a recognised source file type"
+        _fail(f"standard input: {what}; name it with --stdin-filename (e.g. kernel.cu) to say its language")
+    raw = sys.stdin.buffer.read()
+    from ..project.discover import display_path
+
+    shown = str(display_path(Path(name)))
+    if mode is Mode.CHECK:
+        result = check_text(raw, shown, settings, engine)
+    else:
+        result = fix_text(raw, shown, settings, engine, unsafe=settings.unsafe_fixes)
+    errors = [result.error] if result.error is not None else []
+    return RunResult([result], errors, Mode.PREVIEW if mode is not Mode.CHECK else mode, held={shown: raw}), raw

@@ -213,7 +213,7 @@ def lsp(baseline, **opts):
 
     def settings_for(cwd: Path, config: Path | None):
         try:
-            return _settings({**opts, "config_path": config or opts.get("config_path")}, cwd=cwd)
+            return _settings({**opts, "config_path": config or opts.get("config_path")}, cwd=cwd, build=True)
         except UsageFailure as exc:
             raise ValueError(str(exc)) from None
 

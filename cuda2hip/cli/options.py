@@ -65,6 +65,17 @@ COMMON = (
            help="Apply exclude patterns to paths named on the command line too."),
     Option(("--markdown-limit",), "markdown_limit", "int", minimum=0, metavar="CHARS",
            help="Longest --format markdown report (default 65536, a GitHub comment; 0: no limit)."),
+    Option(("--include-dir", "-I"), "include_dirs", "path", multiple=True, file_okay=False, metavar="DIR",
+           help="Where `#include \"...\"` also looks (repeatable; with `include-dirs` of the configuration and "
+                "the project's -I folders of compile_commands.json): headers found there are the project's."),
+    Option(("--compile-commands",), "compile_commands", "path", dir_okay=False, metavar="FILE",
+           help="The compilation database (default: compile_commands.json in the project root or its usual build "
+                "folders, build/ ...): its -I folders inside the project and each file's -D macros are used."),
+    Option(("--exclude",), "exclude", "text", metavar="PATTERNS",
+           help="Comma-separated gitignore-style patterns of files and folders to leave out "
+                "(replaces `exclude` of the configuration)."),
+    Option(("--extend-exclude",), "extend_exclude", "text", metavar="PATTERNS",
+           help="Comma-separated patterns to leave out in addition to `exclude`."),
     Option(("--follow-includes",), "follow_includes", "flag", default=None,
            help="Also take in the local headers (#include \"...\" inside the project) that the named files "
                 "include; by default they are reported (HIP005), not migrated."),
@@ -95,6 +106,9 @@ CHECK = (
     STATISTICS,
     Option(("--baseline",), "baseline", "path", dir_okay=False,
            help="Report only findings that this baseline file does not list."),
+    Option(("--stdin-filename",), "stdin_filename", "text", metavar="PATH",
+           help="With `-` as the path: the name of the file read from standard input (its language, "
+                "configuration, per-file-ignores and report path)."),
     Option(("--write-baseline",), "write_baseline", "path", dir_okay=False,
            help="Record the current findings in this baseline file and exit 0."),
 ) + OUTPUT + COMMON
@@ -112,6 +126,9 @@ FIX = (
     Option(("--output-dir",), "output_dir", "path", file_okay=False,
            help="Write a complete migrated copy of the directory SRC here (other files copied as they are); "
                 "SRC is left untouched."),
+    Option(("--stdin-filename",), "stdin_filename", "text", metavar="PATH",
+           help="With `-` as the path: the name of the file read from standard input; the fixed text is "
+                "printed on standard output, the findings left on standard error."),
     Option(("--rename",), "rename", "flag",
            help="Rename CUDA sources (.cu -> .hip) and update the includes that name them (one directory)."),
     STATISTICS,
@@ -119,5 +136,6 @@ FIX = (
 
 # `lsp`: the options that decide what `check` reports for a file, and its baseline.
 LSP = tuple(o for o in CHECK if o.dest == "baseline") + tuple(o for o in COMMON if o.dest not in (
-    "fail_on", "jobs", "verbose", "show_suppressed", "force_exclude", "markdown_limit", "follow_includes"))
+    "fail_on", "jobs", "verbose", "show_suppressed", "force_exclude", "markdown_limit", "follow_includes",
+    "exclude", "extend_exclude"))
 

@@ -14,10 +14,36 @@ from .engine import (LOCAL_HEADER_NOT_MIGRATED, PARSE_RECOVERY, SOURCE_ENCODING,
 MAX_LINES_LISTED = 8
 
 
-def report_parse_recovery(ctx, rules: RuleSet, error_starts: list[int]) -> None:
+# What makes a region cuda2hip cares about: CUDA names, qualifiers, launches, nvcc and its
+# architectures, CUDA sources. A recovery region without any (plain C or C++ the grammar
+# stumbles on, a Makefile construct it does not know) leaves nothing for a human to check.
+_CUDA_MARKS = LazyRegex(
+    rb"cuda|CUDA|Cuda|nvcc|NVCC|<<<|__(?:global|device|shared|constant|host|managed|launch_bounds)__"
+    rb"|\bcu[A-Z_]\w*|\bcu(?:blas|rand|fft|sparse|solver|dnn)|\bnvrtc|\b(?:thrust|cub)::"
+    rb"|\b__(?:syncthreads|syncwarp|shfl|ballot|activemask|ldg)|\bwarpSize\b|\b(?:threadIdx|blockIdx|blockDim|gridDim)\b"
+    rb"|\b(?:sm|compute)_\d|\.cuh?\b|\basm\b")
+
+
+def report_parse_recovery(ctx, rules: RuleSet, error_starts: list[int], *, cuda_only: bool = False) -> None:
+    """HIP002 at the first region tree-sitter recovered from. `cuda_only`: only the regions
+    where something CUDA is (on the line where the region starts, the one before or the one
+    after): a plain C file or a Makefile the grammar stumbles on has nothing for a human to
+    check."""
     rule = rules.diagnostic(PARSE_RECOVERY)
     if rule is None or not error_starts:
         return
+    source = ctx.source
+    if cuda_only:
+        kept = []
+        for start in error_starts:
+            line = source.position(start)[0]
+            lo = source.line_starts[max(line - 2, 0)]
+            hi = source.line_starts[line + 1] if line + 1 < len(source.line_starts) else len(source.data)
+            if _CUDA_MARKS.search(source.data, lo, hi):
+                kept.append(start)
+        error_starts = kept
+        if not error_starts:
+            return
     lines = sorted({ctx.source.position(s)[0] for s in error_starts})
     shown = ", ".join(str(n) for n in lines[:MAX_LINES_LISTED])
     if len(lines) > MAX_LINES_LISTED:

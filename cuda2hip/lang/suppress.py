@@ -1,7 +1,7 @@
 """Suppression comments, in any language's comment syntax:
 
-    cudaMalloc(&p, n);  // cuda2hip: ignore[HIP101]
-    // cuda2hip: ignore[HIP101,HIP102]      (also covers the next line)
+    cudaMalloc(&p, n);  // cuda2hip: ignore[HIP101]    (this line only)
+    // cuda2hip: ignore[HIP101,HIP102]      (a comment on its own line: that line and the next)
     // cuda2hip: file-ignore[HIP405]        (the whole file)
 
 `ignore` without a code list suppresses every rule. Suppressed findings are kept (marked
@@ -34,6 +34,9 @@ class Directive(Struct):
     codes_span: tuple[int, int] | None = None  # byte range of the text between the brackets
     used: set[str] = field(default_factory=set)
     used_all: bool = False
+    # A comment alone on its line also covers the next line; one trailing code covers its own
+    # line only (it is about that code, not about whatever the next line holds).
+    own_line: bool = True
 
 
 def parse_directives(comments, source) -> list[Directive]:
@@ -52,12 +55,14 @@ def parse_directives(comments, source) -> list[Directive]:
             prefix = text[:m.start("codes")].encode()
             span = (start + len(prefix), start + len(prefix) + len(m.group("codes").encode()))
         line, _ = source.position(start)
-        out.append(Directive(line, start, end, codes, m.group("kind").lower() == "file-ignore", text, span))
+        own_line = not data[source.line_start(start):start].strip()
+        out.append(Directive(line, start, end, codes, m.group("kind").lower() == "file-ignore", text, span,
+                             own_line=own_line))
     return out
 
 
 def _covers(d: Directive, f: Finding) -> bool:
-    return d.file_level or f.line in (d.line, d.line + 1)
+    return d.file_level or f.line == d.line or (d.own_line and f.line == d.line + 1)
 
 
 def _names(f: Finding) -> tuple[str, str]:

@@ -1,7 +1,8 @@
 """Configuration: `[tool.cuda2hip]` in pyproject.toml, or the top level of cuda2hip.toml.
 
-The nearest such file from the current directory upwards is used (or `--config FILE`); relative
-paths in it (rule directories, excludes, per-file-ignores) are relative to its directory.
+Each file gets the nearest such file above it (as ruff does: config_tree.py), or the one
+`--config FILE` names; relative paths in it (rule directories, excludes, per-file-ignores,
+include directories) are relative to its directory.
 Discovery stops at the repository root (a folder holding `.git`, `.hg` or `.svn`): what lies
 above is not the project's. A file found in a folder of another user or one others can write
 (/tmp), or that others can write itself, is not read (with a warning: `--config` names it);
@@ -60,6 +61,8 @@ class ConfigFile(msgspec.Struct, rename="kebab", forbid_unknown_fields=True, kw_
     jobs: Annotated[int, msgspec.Meta(ge=1)] | None = None
     cache: bool = True
     markdown_limit: Annotated[int, msgspec.Meta(ge=0)] = 65536
+    include_dirs: list[str] = []  # where `#include "..."` looks (relative to the configuration's folder)
+    compile_commands: str | None = None  # the compilation database (default: found in the build folders)
     # tables of frontends and rule families
     python: PythonConfig = msgspec.field(default_factory=PythonConfig)
     build: BuildConfig = msgspec.field(default_factory=BuildConfig)
@@ -100,10 +103,16 @@ def project_root(config_dir: Path) -> Path:
     return config_dir
 
 
+_WARNED: set[str] = set()
+
+
 def _warn(text: str) -> None:
+    """Say `text` on stderr, once per process (every folder of a walk looks for its configuration)."""
     import sys
 
-    print(f"cuda2hip: warning: {text}", file=sys.stderr)
+    if text not in _WARNED:
+        _WARNED.add(text)
+        print(f"cuda2hip: warning: {text}", file=sys.stderr)
 
 
 def _load_toml(path: Path) -> dict:
@@ -135,16 +144,38 @@ def read_config(path: Path) -> ConfigFile:
             text, where = text.split(" - at `$.", 1)
             where = f" (at `{where.rstrip('`')}`)"
         section = "[tool.cuda2hip]" if path.name == "pyproject.toml" else "configuration"
-        raise ConfigError(f"{path}: {section}: {text}{where}") from None
+        raise ConfigError(f"{path}: {section}: {text}{where}{_did_you_mean(text, where)}") from None
+
+
+_TABLES = {"": ConfigFile, "build": BuildConfig, "python": PythonConfig}
+
+
+def _did_you_mean(text: str, where: str) -> str:
+    """`; did you mean `target-rocm`?` for an unknown key close to a known one of its table."""
+    import difflib
+    import re
+
+    m = re.fullmatch(r"Object contains unknown field `([^`]*)`", text)
+    table = _TABLES.get(re.sub(r"[^\w.-]", "", where.removeprefix(" (at ")))
+    if m is None or table is None:
+        return ""
+    known = [f.encode_name for f in msgspec.structs.fields(table)]
+    close = difflib.get_close_matches(m.group(1).replace("_", "-"), known, n=1, cutoff=0.6)
+    if close:
+        return f"; did you mean `{close[0]}`?"
+    return f" (known keys: {', '.join(sorted(known))})" if known else " (the table takes no keys yet)"
 
 
 def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Path | None = None) -> Settings:
+    """The settings of the folder `cwd` (default: the working directory): those of the
+    configuration `config_path`, else of the nearest one above `cwd`; the project root is the
+    configuration's folder, else the repository root, else `cwd` itself."""
     cwd = cwd or Path.cwd()
     if isolated:
-        return Settings(root=cwd)
+        return Settings(root=project_root(cwd.resolve()))
     path = config_path or find_config(cwd)
     if path is None:
-        return Settings(root=cwd)
+        return Settings(root=project_root(cwd.resolve()))
     cfg = read_config(path)
     root = path.resolve().parent
     file_types = dict(DEFAULT_FILE_TYPES)
@@ -165,6 +196,14 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
         rule_dirs.append(p)
     if cfg.target_rocm is not None:
         _check_release(path, cfg.target_rocm)
+    include_dirs = []
+    for d in cfg.include_dirs:
+        p = (root / d).resolve()
+        if not p.is_dir():
+            raise ConfigError(f"{path}: include-dirs: {d!r} is not a directory")
+        include_dirs.append(str(p))
+    if cfg.compile_commands is not None and not (root / cfg.compile_commands).is_file():
+        raise ConfigError(f"{path}: compile-commands: {cfg.compile_commands!r} is not a file")
     return Settings(
         root=root,
         config_path=path,
@@ -189,6 +228,8 @@ def build_settings(config_path: Path | None, *, isolated: bool = False, cwd: Pat
         jobs=cfg.jobs,
         use_cache=cfg.cache,
         markdown_limit=cfg.markdown_limit,
+        include_dirs=tuple(include_dirs),
+        compile_commands=str(root / cfg.compile_commands) if cfg.compile_commands is not None else None,
         extra={"python": msgspec.structs.asdict(cfg.python),
                "build": {"offload-arch": cfg.build.offload_arch} if cfg.build.offload_arch else {}},
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from msgspec import Struct
 
@@ -129,11 +129,19 @@ def _in_vcs_folder(real: str) -> str | None:
 
 
 def display_path(path: Path) -> Path:
-    """The path as the user wrote it; absolute paths inside the working directory shortened."""
+    """The path as the user wrote it; absolute paths relative to the working directory (with
+    `../` where they lie beside it), unless they share nothing but `/` with it."""
     if not path.is_absolute():
         return path
+    cwd = Path.cwd()
     try:
-        return path.relative_to(Path.cwd())
+        return path.relative_to(cwd)
+    except ValueError:
+        pass
+    try:
+        if os.path.commonpath([path, cwd]) == path.anchor:
+            return path
+        return Path(os.path.relpath(path, cwd))
     except ValueError:
         return path
 
@@ -141,10 +149,12 @@ def display_path(path: Path) -> Path:
 _display = display_path
 
 
-def walk_tree(top: Path, settings: Settings, *, prune_excluded: bool = True) -> Iterator[TreeEntry]:
+def walk_tree(top: Path, settings: Settings, *, prune_excluded: bool = True,
+              nested: Callable[[str], bool] | None = None) -> Iterator[TreeEntry]:
     """Every file of the tree under `top` that is not ignored (.gitignore, version-control and
     tool folders), in sorted order. Excluded directories are skipped when `prune_excluded`,
-    otherwise their files come with `excluded=True`. Symlinks are reported, never descended."""
+    otherwise their files come with `excluded=True`. Symlinks are reported, never descended.
+    `nested(path)`: a folder with settings of its own (its own configuration), not entered."""
     tree_root = top.resolve()
     display = display_path(top)
     exclude = exclude_spec(settings)
@@ -198,6 +208,8 @@ def walk_tree(top: Path, settings: Settings, *, prune_excluded: bool = True) -> 
                 ex = dir_excluded or excluded(rel, True)
                 if ex and prune_excluded:
                     continue
+                if nested is not None and nested(entry.path):
+                    continue
                 subdirs.append((entry.path, rel, ex))
                 continue
             if ignores.ignored(rel, False):
@@ -241,7 +253,8 @@ def _leaves_the_project(p: Path, root: Path) -> Path | None:
     return None if real_root == real or real_root in real.parents else real
 
 
-def discover(paths: list[str], settings: Settings, *, writing: bool = False) -> tuple[list[SourceFile], list[FileError]]:
+def discover(paths: list[str], settings: Settings, *, writing: bool = False,
+             nested: Callable[[str], bool] | None = None) -> tuple[list[SourceFile], list[FileError]]:
     """The source files of `paths`, each resolved once (`SourceFile.real`). `writing`: the run
     rewrites files in place, so a file named through a symlink that leaves the project, or
     leads into an excluded folder, is refused, as a walk never follows one, and a file in a
@@ -283,7 +296,7 @@ def discover(paths: list[str], settings: Settings, *, writing: bool = False) -> 
             continue
         links: list[TreeEntry] = []
         top = os.path.realpath(p)
-        for entry in walk_tree(p, settings):
+        for entry in walk_tree(p, settings, nested=nested):
             lang = settings.language_for(entry.path)
             if lang is None:
                 continue

@@ -32,7 +32,7 @@ class Sources:
     (which `fix` has already rewritten). Read once, on first use."""
 
     def __init__(self, run, current: dict[str, bytes] | None = None):
-        self._migrated = {**(current or {}), **{r.path: r.migrated for r in run.files if r.changed}}
+        self._migrated = {**(getattr(run, "held", None) or {}), **(current or {}), **{r.path: r.migrated for r in run.files if r.changed}}
         self._cache: dict[str, SourceText | None] = {}
 
     def get(self, path: str) -> SourceText | None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from ..lang.source import SourceError, SourceText
+from ..lang.source import SourceText
 from .clip import ELLIPSIS, FRAME_COLUMNS, escape_controls, frame_window
+from .sources import Sources
 from .summary import hidden_note, shown, shown_path, summarize
 
 SEVERITY_COLORS = {"error": "red", "warning": "yellow", "info": "cyan", "hint": "blue"}
@@ -64,11 +65,9 @@ def render(run, ctx) -> str:
     by_file = defaultdict(list)
     for f in shown(run.findings, ctx):
         by_file[f.path].append(f)
+    sources = Sources(run)  # (standard input is not on disk)
     for path in sorted(by_file):
-        try:
-            src = SourceText.read(path)
-        except SourceError:
-            src = None
+        src = sources.get(path)
         for f in sorted(by_file[path], key=lambda f: (f.line, f.column)):
             sev = _style(f.severity.label, ctx, fg=SEVERITY_COLORS[f.severity.label], bold=True)
             head = (f"{_style(f'{shown_path(f.path)}:{f.line}:{f.column}', ctx, bold=True)}: "

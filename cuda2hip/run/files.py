@@ -35,9 +35,13 @@ def analyse(source: SourceText, item: SourceFile, mode: Mode, settings: Settings
     from ..engine.frontends.registry import frontend
     from .cached import Entry
 
+    from ..lang.cxx.preprocessor.macros import use_build_defines
+
     path = str(item.path)
     fe = frontend(item.language)
     rules = engine.ruleset_for(path, item.language)
+    # its -D macros in the build (compile_commands.json) decide its `#if` arms
+    use_build_defines(settings.defines.get(item.real or os.path.realpath(path), ()) if settings.defines else ())
     try:
         if mode is Mode.CHECK:
             return Entry(fe.lint(source, rules, settings).findings)

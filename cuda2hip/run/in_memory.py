@@ -55,6 +55,9 @@ def _process(raw: bytes, path: Path, settings: Settings, engine: Engine, mode: M
                           error=FileError(str(path), "not a recognised source file type (see `file-types` "
                                                      "in the configuration)"))
     content_facts.configure(settings.use_cache)  # what headers define, kept as a run keeps it
+    from ..lang.cxx.includes import search_in
+
+    search_in(settings.include_dirs)
     result = process_content(raw, SourceFile(path, language), mode, settings, engine)[0]
     drop_names_defined_elsewhere([result])
     from ..cache import store

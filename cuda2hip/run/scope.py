@@ -25,14 +25,15 @@ from ..project.discover import display_path, exclude_spec, held_back
 from ..results import SourceFile
 
 
-def report_headers_left_out(files: list[SourceFile], results, settings, engine) -> None:
+def report_headers_left_out(files: list[SourceFile], results, settings, engine, others=()) -> None:
     """Add a HIP005 finding to each result of `results` (the run over `files`, same order) for
-    each include line that brings in headers outside the run which `fix` would change."""
+    each include line that brings in headers outside the run which `fix` would change.
+    `others`: files the run covers with other settings (a folder with its own configuration)."""
     with_includes = [(item, r) for item, r in zip(files, results) if r.includes and r.error is None]
     if not with_includes:
         return
     root = os.path.realpath(settings.root)
-    in_run = {_identity(str(f.path)) for f in files} - {None}
+    in_run = {_identity(str(f.path)) for f in (*files, *others)} - {None}
 
     def covered(header: str) -> bool:
         return _identity(header) in in_run
@@ -150,16 +151,24 @@ def _finding(rule, path: str, source: SourceText, start: int, end: int, direct: 
 
 
 def _suppressed(source: SourceText, line: int, rule) -> bool:
-    """`cuda2hip: ignore[HIP005]` on the include line or the line before, or a file-level one."""
+    """`cuda2hip: ignore[HIP005]` on the include line or alone on the line before, or a file-level one."""
     for number, text in _directive_lines(source):
         m = DIRECTIVE.search(text)
         file_level = m.group("kind").lower() == "file-ignore"
-        if not file_level and number not in (line, line - 1):
+        if not file_level and number != line and not (number == line - 1 and _alone(text, m.start())):
             continue
         codes = m.group("codes")
         if codes is None or any(c.strip() in (rule.code, rule.id) for c in codes.split(",")):
             return True
     return False
+
+
+def _alone(text: str, directive: int) -> bool:
+    """Whether the comment holding the directive at `directive` is alone on its line (only such
+    a comment covers the next line too)."""
+    before = text[:directive]
+    opener = max(before.rfind("//"), before.rfind("/*"))
+    return opener >= 0 and not before[:opener].strip()
 
 
 def _directive_lines(source: SourceText):

@@ -49,6 +49,7 @@ class TreeSummary:
     renamed: int = 0
     copied: int = 0  # other files copied (or already identical in the output)
     links: int = 0
+    removed: int = 0  # files an earlier run wrote to the output that this one no longer writes
 
     def line(self) -> str:
         where = f"Migrated copy of {self.source} in {self.output}" if self.output else \
@@ -58,6 +59,8 @@ class TreeSummary:
         if self.output is not None:
             parts.append(f"{self.copied} other file{'s' if self.copied != 1 else ''} copied")
             parts.append(f"{self.links} link{'s' if self.links != 1 else ''}")
+            if self.removed:
+                parts.append(f"{self.removed} file{'s' if self.removed != 1 else ''} of an earlier run removed")
         elif self.links:
             parts.append(f"{self.links} link{'s' if self.links != 1 else ''} updated")
         return f"{where}: {', '.join(parts)}."
@@ -269,7 +272,15 @@ def migrate_tree(src: Path, out: Path | None, settings: Settings, engine, *, ren
     summary.renamed = sum(1 for r in results if r.destination and r.error is None
                           and Path(r.path).relative_to(top).as_posix() in renames)
     if out is not None:
-        _copy_others(others, plan, Path(top_real), summary, errors)
+        produced = [Path(r.destination) for r in results if r.destination]
+        produced += _copy_others(others, plan, Path(top_real), summary, errors)
+        if mode is Mode.FIX:
+            from .manifest import sync
+
+            try:  # what an earlier run wrote and this one did not: removed (manifest.py)
+                summary.removed = len(sync(plan.out, produced))
+            except OSError as exc:
+                errors.append(FileError(str(out), f"cannot record what was written: {exc.strerror or exc}"))
     elif renames:
         _repoint_links(others, plan, src.resolve(), summary, errors)
     errors += [r.error for r in results if r.error is not None]
@@ -277,7 +288,9 @@ def migrate_tree(src: Path, out: Path | None, settings: Settings, engine, *, ren
 
 
 def _copy_others(others: list[TreeEntry], plan: TreePlan, src_root: Path, summary: TreeSummary,
-                 errors: list[FileError]) -> None:
+                 errors: list[FileError]) -> list[Path]:
+    """Copy the entries that are not migrated; returns where (in the output tree)."""
+    produced: list[Path] = []
     for e in others:
         try:
             if e.kind == SPECIAL:
@@ -288,6 +301,7 @@ def _copy_others(others: list[TreeEntry], plan: TreePlan, src_root: Path, summar
                 if not _same_file(e.path, dest):
                     atomic_copy(src_root / e.rel, dest)
                 summary.copied += 1
+                produced.append(dest)
                 continue
             if e.kind == LINK and e.target is not None:
                 # Inside the tree: point at the same entry of the copy (renamed, if it was).
@@ -302,9 +316,11 @@ def _copy_others(others: list[TreeEntry], plan: TreePlan, src_root: Path, summar
             if not (os.path.islink(dest) and os.readlink(dest) == text):
                 atomic_symlink(text, dest)
             summary.links += 1
+            produced.append(dest)
         except (OSError, WriteRefused) as exc:
             why = getattr(exc, "reason", None) or getattr(exc, "strerror", None) or exc
             errors.append(FileError(str(e.path), f"cannot copy to the output tree: {why}"))
+    return produced
 
 
 def _repoint_links(links: list[TreeEntry], plan: TreePlan, src_root: Path, summary: TreeSummary,

@@ -45,6 +45,9 @@ def _init_worker(settings: Settings, mode: Mode, plan: Delivery | None, stop) ->
     if _ENGINE is None or _ENGINE.settings != settings:  # a forked worker inherits the engine
         _ENGINE = Engine(settings)
     _WORKER.update(settings=settings, mode=mode, plan=plan)
+    from ..lang.cxx.includes import search_in
+
+    search_in(settings.include_dirs)
     use_aliases = getattr(plan, "use_aliases", None)
     if use_aliases is not None:
         use_aliases()
@@ -107,7 +110,10 @@ def run_files(files: list[SourceFile], settings: Settings, mode: Mode, engine: E
     from ..cache import facts as content_facts
     from .cached import ResultCache, decode_entry_head, own_paths
 
+    from ..lang.cxx.includes import search_in
+
     content_facts.configure(settings.use_cache)  # what headers define, kept as results are
+    search_in(settings.include_dirs)  # where this run's quoted includes are found
     results: list[FileResult | None] = [None] * len(files)
     cache = ResultCache.open(settings, cache_kind(mode, settings))
     try:

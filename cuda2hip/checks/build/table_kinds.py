@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import msgspec
+
 from ...api.arch import offload_archs
 from ...api.build_tables import (FlagEntry, FlagIndex, LibraryEntry, TableError, convert, flag_table_file,
                                  library_table_file, resolve)
 from ...engine.compiled import RuleCompileError, rule_kind
-from ...findings import Edit
+from ...findings import API, Edit, Fix
 from ...lang.build.cmake_syntax import COMMAND_KINDS, Argument, command_of
 from ...lang.build.tokens import IMPORTED_TARGET, Token, cmake_tokens, make_tokens, removal_span
 from .cmake_kinds import BuildRule
@@ -160,8 +162,9 @@ class BuildFlagsRule(BuildRule):
                         replacement = (joiner or " ").join(f"--offload-arch={a}" for a in archs)
                         arch_done = True
             msg = self.message(FLAG=written, HIP=replacement or "", NOTE=entry.note)
+            kind_of_flag = {API: flag}  # one finding per file and flag (merge_findings)
             if replacement is None:
-                ctx.report(self, tok.start, end_tok.end, msg)
+                ctx.report(self, tok.start, end_tok.end, msg, data=kind_of_flag)
                 continue
             if replacement == "":
                 lo, hi = self._bounds(container, tok)
@@ -172,7 +175,43 @@ class BuildFlagsRule(BuildRule):
                 edits = [Edit(tok.start, end_tok.end, replacement)]
                 desc = f"Replace with `{replacement}`"
             ctx.report(self, tok.start, end_tok.end, msg, edits=edits, applicability=applicability,
-                       description=desc)
+                       description=desc, data=kind_of_flag)
+
+    def merge_findings(self, findings: list) -> list:
+        """One finding per flag (and kind of fix) in a file, not one per occurrence: a Makefile
+        that passes `-arch=sm_80` on thirty recipe lines has one thing to decide, not thirty.
+        The first occurrence carries the others' lines and, when they are fixed alike, all
+        their edits (unless two of them touch). Suppressed findings stay on their own."""
+        groups: dict[tuple, list] = {}
+        out = []
+        for f in findings:
+            if f.code != self.code or f.suppressed or API not in f.extra:
+                out.append(f)
+                continue
+            fix = f.fix
+            key = (f.extra[API], None if fix is None else (fix.applicability, fix.description))
+            groups.setdefault(key, []).append(f)
+        for group in groups.values():
+            out.extend(_merged(group))
+        return out
+
+
+def _merged(group: list) -> list:
+    if len(group) == 1:
+        return group
+    group = sorted(group, key=lambda f: f.sort_key)
+    first = group[0]
+    fix = first.fix
+    if fix is not None:
+        edits = sorted((e for f in group for e in f.fix.edits), key=lambda e: (e.start, e.end))
+        if any(a.end >= b.start for a, b in zip(edits, edits[1:])):
+            return group  # touching edits cannot be one fix: each occurrence on its own
+        fix = Fix(fix.applicability, tuple(edits), f"{fix.description} ({len(group)} places)")
+    lines = sorted({f.line for f in group[1:]})
+    shown = ", ".join(map(str, lines[:10])) + (", ..." if len(lines) > 10 else "")
+    more = len(group) - 1
+    message = f"{first.message} (and {more} more in this file: line{'s' if len(lines) > 1 else ''} {shown})"
+    return [msgspec.structs.replace(first, message=message, fix=fix, extra={**first.extra, "occurrences": len(group)})]
 
 
 @rule_kind("build-libraries")

@@ -51,11 +51,14 @@ class BuildFrontend(Frontend):
         for rule in active.whole_file_rules:
             rule.run_file(ctx)
         errors = parsing.error_nodes(tree, self.language)
-        report_parse_recovery(ctx, rules, [e.start_byte for e in errors])
+        report_parse_recovery(ctx, rules, [e.start_byte for e in errors], cuda_only=True)
         report_source_encoding(ctx, rules)
         if b"cuda2hip:" in source.data:
             comments = [(c.start_byte, c.end_byte) for c in caps.get("comment", ())]
             settle_suppressions(ctx, rules, parse_directives(comments, source))
+        for rule in sorted({r for rs in active.dispatch.values() for r in rs if hasattr(r, "merge_findings")},
+                           key=lambda r: r.code):
+            ctx.findings = rule.merge_findings(ctx.findings)
         ctx.findings.sort(key=lambda f: f.sort_key)
         return LintResult(ctx.findings, parse_errors=len(errors),
                           error_lines=sorted({source.position(e.start_byte)[0] for e in errors}))

@@ -295,7 +295,7 @@ class CudaFrontend(Frontend):
         has_directives = b"cuda2hip:" in source.data
         comments = run_rules(ctx, active, with_comments=has_directives, words=words)
         run_macro_bodies(ctx, active)
-        report_parse_recovery(ctx, rules, [e.start_byte for e in errors])
+        report_parse_recovery(ctx, rules, [e.start_byte for e in errors], cuda_only=True)
         report_source_encoding(ctx, rules)
         # Fragments may report the same place twice (e.g. a body seen as tokens and as a tree).
         ctx.findings[:] = rules.drop_in_skipped_branches(rules.drop_superseded(_dedupe(ctx.findings)), tree,

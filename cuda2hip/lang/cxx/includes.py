@@ -4,8 +4,10 @@ A run reports the local headers (inside the project root) that its files include
 does not cover (`header_scope.py`; with --follow-includes it migrates them too); and rules ask
 which names the included headers define (a project's own `CUDA_CHECK` macro is no leftover CUDA
 name).
-A header is looked up next to the including file, then at the project root (no -I paths are
-known; headers that cannot be found are simply not followed).
+A header is looked up next to the including file, then at the project root, then in the include
+directories of the run (`search_in`: --include-dir, `include-dirs`, the project's -I folders of
+compile_commands.json); headers that cannot be found are simply not followed. A header is the
+project's when it lies inside the root or in one of those directories.
 """
 
 from __future__ import annotations
@@ -30,6 +32,17 @@ def use_renames(renames: dict[str, str]) -> None:
         old, new = os.path.normpath(old), os.path.normpath(new)
         _ALIASES[old] = new
         _ALIASES[new] = old
+
+
+# The include directories of the files being analysed (resolved): see `search_in`.
+_SEARCH: tuple[str, ...] = ()
+
+
+def search_in(directories) -> None:
+    """Look up quoted includes in `directories` too (after the including file's folder and the
+    project root), as the build's -I folders."""
+    global _SEARCH
+    _SEARCH = tuple(os.path.realpath(d) for d in directories)
 
 
 def _existing(path: str) -> str | None:
@@ -67,12 +80,13 @@ def _within(path: Path, root: Path) -> bool:
 
 
 def resolve(name: str, including_dir: Path, root: Path) -> Path | None:
-    """The file a quoted include names, if it exists inside `root` (both resolved)."""
-    for base in (including_dir, root):
+    """The file a quoted include names, if it exists inside `root` or an include directory
+    (both resolved)."""
+    for base in (including_dir, root, *map(Path, _SEARCH)):
         candidate = base / name
         if candidate.is_file():
             resolved = candidate.resolve()
-            if _within(resolved, root):
+            if _within(resolved, root) or any(_within(resolved, Path(d)) for d in _SEARCH):
                 return resolved
     return None
 
@@ -120,12 +134,12 @@ def _resolve(name: str, including_dir: str, root: str) -> str | None:
         # pathlib drops a trailing '/' or '/.' (`"dir/"` names the file `dir`), os.path does not
         found = resolve(name, Path(including_dir), Path(root))
         return None if found is None else str(found)
-    inside = root if root.endswith(os.sep) else root + os.sep
-    for base in (including_dir, root):
+    homes = [d if d.endswith(os.sep) else d + os.sep for d in (root, *_SEARCH)]
+    for base in (including_dir, root, *_SEARCH):
         candidate = _existing(os.path.join(base, name))
         if candidate is not None:
             resolved = os.path.realpath(candidate)
-            if resolved == root or resolved.startswith(inside):
+            if any(resolved.startswith(home) for home in homes):
                 return resolved
     return None
 
@@ -155,7 +169,7 @@ _RECORDED: dict[str, bytes | None] | None = None
 # headers otherwise reads and resolves each of them again for every file and every analysis
 # that follows includes (definitions, dependencies, the header report): ~370 reads per run.
 _RUN_READS: dict[str, tuple[tuple[str, bytes] | None, bytes | None]] | None = None
-_RUN_HEADERS: dict[tuple[str, str, bytes], tuple[str, ...]] | None = None
+_RUN_HEADERS: dict[tuple[str, str, bytes, tuple[str, ...]], tuple[str, ...]] | None = None
 
 
 class run_memo:
@@ -260,8 +274,12 @@ def dependencies_hold(path: str, data: bytes, root: Path, deps: list[tuple[str, 
     return all(h in known for h in _headers(path, data, root))
 
 
-@lru_cache(maxsize=512)
 def _includes_in(path: str, data: bytes, root: str) -> tuple[str, ...]:
+    return _includes_searched(path, data, root, _SEARCH)
+
+
+@lru_cache(maxsize=512)
+def _includes_searched(path: str, data: bytes, root: str, search: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_local_includes(path, data, root))
 
 
@@ -298,7 +316,7 @@ def reached_outside(header: str, root: str, covered) -> list[str]:
 def _headers(path: str, data: bytes, root: Path) -> list[str]:
     """The project headers a file includes, directly and transitively, resolved."""
     memo = _RUN_HEADERS
-    key = (path, str(root), data)
+    key = (path, str(root), data, _SEARCH)
     if memo is not None and key in memo:
         headers = memo[key]
         if _RECORDED is not None:  # as the walk would have: every header it reads is recorded

@@ -16,6 +16,10 @@ The facts, each once:
   `GGML_USE_HIP` / `USE_ROCM`: a word HIP, ROCM, AMD, ... of the name), never the HIP names the
   migration itself writes.
 
+- the project's build: the -D macros of the file being analysed in its compilation database
+  (project/compile_commands.py; `use_build_defines`), in every build (the migrated build keeps
+  the project's flags), after what the compiler itself defines or lacks.
+
 The builds: `HIP_CLANG` knows the compiler's identity alone (whether hip-clang ever compiles a
 branch: "nvcc-only"); `amd(target)` all of the AMD build (which function definitions hipcc
 compiles); `cuda(...)` nvcc's build of the CUDA code, where every HIP switch is undefined
@@ -52,15 +56,32 @@ def version_macros(target_rocm: str | None) -> dict[str, int]:
             "HIP_VERSION": parts[0] * 10_000_000 + parts[1] * 100_000}
 
 
+# The -D macros the build gives the file being analysed (name -> value; None: defined to
+# something other than a number): set for each file by run/files.py.
+_BUILD: dict[str, int | None] = {}
+
+
+def use_build_defines(defines) -> None:
+    """The file about to be analysed is built with the macros `defines` ((name, value) pairs)."""
+    global _BUILD
+    _BUILD = dict(defines)
+
+
+def _given(name: str) -> State:
+    return (True, _BUILD[name]) if name in _BUILD else UNKNOWN
+
+
 def table(defined: dict[str, int], undefined: Iterable[str] = ()) -> Build:
-    """A build that knows `defined` (name -> value) and `undefined`, nothing else."""
+    """A build that knows `defined` (name -> value) and `undefined`, and the file's -D macros."""
     lacks = frozenset(undefined)
 
     def state(name: str) -> State:
         got = defined.get(name)
         if got is not None:
             return (True, got)
-        return UNDEFINED if name in lacks else UNKNOWN
+        if name in lacks:
+            return UNDEFINED
+        return _given(name) if _BUILD else UNKNOWN
 
     return state
 
@@ -88,6 +109,8 @@ def is_hip_switch(name: str, written_by_migration: Callable[[str], bool]) -> boo
 def cuda(written_by_migration: Callable[[str], bool]) -> Build:
     """nvcc building the CUDA code: every HIP switch undefined."""
     def state(name: str) -> State:
+        if _BUILD and name in _BUILD:
+            return _given(name)  # the CUDA build's own -D
         return UNDEFINED if is_hip_switch(name, written_by_migration) else UNKNOWN
 
     return state
