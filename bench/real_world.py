@@ -33,6 +33,7 @@ sys.path.insert(0, str(HERE))
 from realworld import config, fetch, harness, report  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests" / "harness"))
+import fetch_cuda_library_headers  # noqa: E402
 import hip_toolchains  # noqa: E402
 
 # Resolved: checkouts whose .cache is a symlink to one shared folder must agree on its paths.
@@ -59,15 +60,16 @@ def _replace_between(text: str, block: str) -> str:
 
 # The library headers the compilers need, fetched on first use by the project's own scripts (the
 # ones the tests use), so that one command runs the harness from a fresh clone.
-CUDA_FETCH = (CUDA_LIBRARY_INCLUDE, [sys.executable, "tests/harness/fetch_cuda_library_headers.py",
-                                     ".cache/cuda-library-headers"])
-ROCM_FETCH = (ROCM_LIBRARY_INCLUDE, ["bash", "tests/harness/fetch_rocm_library_headers.sh",
-                                     ".cache/rocm-library-headers"])
+# (include folder, is it complete?, the command that fetches it)
+CUDA_FETCH = (CUDA_LIBRARY_INCLUDE, lambda: fetch_cuda_library_headers.up_to_date(CUDA_LIBRARY_INCLUDE.parent),
+              [sys.executable, "tests/harness/fetch_cuda_library_headers.py", ".cache/cuda-library-headers"])
+ROCM_FETCH = (ROCM_LIBRARY_INCLUDE, ROCM_LIBRARY_INCLUDE.is_dir,
+              ["bash", "tests/harness/fetch_rocm_library_headers.sh", ".cache/rocm-library-headers"])
 
 
 def _fetch_library_headers(fetches) -> bool:
-    for include, command in fetches:
-        if include.is_dir():
+    for include, complete, command in fetches:
+        if complete():
             continue
         print("real_world: fetching library headers:", " ".join(command), file=sys.stderr)
         if subprocess.run(command, cwd=ROOT).returncode != 0 or not include.is_dir():
