@@ -19,7 +19,7 @@ from conftest import ROOT
 sys.path.insert(0, str(ROOT / "bench"))
 from realworld import config, fetch, report, units  # noqa: E402
 from realworld.config import Codebase, HumanPort, Source  # noqa: E402
-from realworld.harness import CodebaseResult, Failure, fair_compiled  # noqa: E402
+from realworld.harness import CodebaseResult, Failure, Unit, Validated, fair_compiled, port_units  # noqa: E402
 
 SOURCES, CODEBASES = config.load()
 
@@ -200,6 +200,19 @@ def test_a_unit_maps_to_its_hand_written_port_or_to_itself():
     assert units.port_path(port, "src/a.cu") == "src/a.hip"
     assert units.port_path(port, "src/host.cpp") == "src/host.cpp"
     assert units.port_path(HumanPort(what="macros"), "src/a.cu") == "src/a.cu"
+
+
+def test_each_valid_unit_with_a_port_file_is_a_port_unit_and_a_kernel_is_its_own(tmp_path):
+    port = HumanPort(what="hand-written .hip files", units=((r"src/(\w+)\.cu", r"src/\1.hip"),))
+    codebase = _codebase(human_port=port)
+    source = _source(tmp_path)
+    units.stage_port(codebase, source, tmp_path / "port")
+    kernel = units.Kernel("k.py", 0, "RawKernel", "", 1, True, False)
+    valid = [Unit("src/a.cu", "src/a.cu"), Unit("src/b.cu", "src/b.cu"),  # b.hip was never written
+             Unit("k.py#0", "../embedded-in/k.py.0.cu", kernel)]
+    validated = Validated(codebase, tmp_path, tmp_path / "in", 4, valid, ["src/host.cpp"], tmp_path / "port")
+    assert [(u.name, u.path) for u in port_units(validated)] == [("src/a.cu", "src/a.hip"),
+                                                                 ("k.py#0", "../embedded-in/k.py.0.cu")]
 
 
 # -- the fair set -----------------------------------------------------------------------------
