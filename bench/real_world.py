@@ -253,6 +253,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"silent ({release}):", line)
         if len(silent) > args.show:
             print(f"... {len(silent) - args.show} more in {result_path}")
+        port_failures = [f"{r.name}: {unit}: {error}" for r in results for unit, error in r.human_errors.items()]
+        for line in port_failures[:args.show]:
+            print(f"the project's own port fails ({release}):", line)
         for r in results:
             for path in r.refix_changed:
                 refix_any = True
