@@ -4,7 +4,8 @@ where it does not, did cuda2hip say why at the failing line?
     python bench/real_world.py                     # whole corpus, the cuda2hip of this checkout
     python bench/real_world.py --codebase cupy     # one code base (repeatable)
     python bench/real_world.py --reduced           # the few units the test suite runs
-    python bench/real_world.py --fetch-only        # download the pinned sources (.ci/run does it)
+    python bench/real_world.py --fetch-only        # download the pinned sources
+    python bench/real_world.py --fetch-only --reduced   # only those the test suite needs (.ci/run)
     python bench/real_world.py --tool-src DIR --label before   # another checkout of cuda2hip
     python bench/real_world.py --write-docs --compare before   # table into docs/real-world.md and README
     python bench/real_world.py --combine a,b --write-docs      # tables of earlier runs, joined (runs nothing)
@@ -199,8 +200,11 @@ def main(argv: list[str] | None = None) -> int:
             README.write_text(_replace_between(README.read_text(), _doc_block(data, None, detail=False)))
         return 0
     if args.fetch_only:
+        # With --reduced: only the sources of the code bases the test suite runs.
+        needed = {c.source for c in codebases if c.reduced or not args.reduced}
         for source in sources.values():
-            print(f"{source.name} {source.version}: {fetch.fetch(source, CACHE)}")
+            if source.name in needed:
+                print(f"{source.name} {source.version}: {fetch.fetch(source, CACHE)}")
         return 0
 
     for tool in ("nvcc", "dpkg-deb"):
