@@ -1,0 +1,141 @@
+"""CUDA device functions that HIP does not declare at the target (`__ldcs(p)` on a `float*`,
+`atomicInc_system`, `__nanosleep`, `__fadd_rd` without -DOCML_BASIC_ROUNDED_OPERATIONS), from
+rules/api/data/forms/device-functions.json: a finding at every call.
+
+Left to other rules: names whose table row HIP102 reports (no HIP equivalent, or one that needs a
+newer ROCm), CUDA-looking names no table knows (HIP190), and the `_sync` warp functions (HIP403). Names that do not look like CUDA's (`umin`,
+`all`) count only in device code, where the file does not define them itself.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ...api import forms as hip_forms
+from ...api.tables import as_entry
+from ...api.warp import MASKED
+from ...engine.pattern import capture
+from ...engine.predicates import predicate
+from ...lang.cxx.definitions import file_definitions
+from ...lang.cxx.expr_types import expression_type
+from ...lang.cxx.includes import included_definitions_of
+from ...lang.cxx.syntax import call_args, enclosing_function, function_body, text
+from ...lang.lazy_regex import LazyRegex
+from .leftovers import all_table_entries
+from .rename import CUDA_LOOKING, resolve_for
+
+DATA = "device-functions"
+_WARP_RULES = MASKED | {"__activemask"}  # HIP403 reports them, with the ROCm versions that have them
+_CUDA_SPELLED = LazyRegex(r"__|atomic|cuda")
+_SHOWN = 4  # parameter lists a message names
+
+
+@lru_cache(maxsize=1)
+def _functions() -> dict[str, list]:
+    return {n: row for n, row in hip_forms.load(DATA)["functions"].items() if n not in _WARP_RULES}
+
+
+def _in_device_code(node, data: bytes) -> bool:
+    fn = enclosing_function(node)
+    if fn is None:
+        return False
+    body = function_body(fn)
+    head = data[fn.start_byte:body.start_byte if body is not None else fn.end_byte]
+    return b"__device__" in head or b"__global__" in head
+
+
+def _left_to_tables(name: str, ctx) -> bool:
+    """HIP102 reports the name (its table row has no HIP name at the target), or HIP190 does (a
+    CUDA-looking name no table knows: `__nv_*`, `__cuda*`, `cudaCG*`)."""
+    entry = all_table_entries().get(name.encode())
+    if entry is None:
+        return CUDA_LOOKING.match(name.encode()) is not None
+    return resolve_for(as_entry(entry), ctx.settings).target is None
+
+
+def _plain(t: str) -> str:
+    """`const long long*` -> `long long*` (an argument of type `T*` binds to `const T*`)."""
+    return " ".join(re.sub(r"\b(?:const|volatile)\b", " ", t).split()).replace(" *", "*").replace(" &", "&")
+
+
+def _overloads(sigs: list[list[str]]) -> str:
+    shown = ", ".join("`(" + ", ".join(s) + ")`" for s in sigs[:_SHOWN])
+    return shown + (f" and {len(sigs) - _SHOWN} more" if len(sigs) > _SHOWN else "")
+
+
+def _partial(name: str, status: dict, node, ctx, rel, facts) -> tuple[str, str] | None:
+    """A function HIP declares for some of CUDA's parameter types only."""
+    args = call_args(node)
+    known = [expression_type(a, ctx.data) for a in args]
+
+    def fits(sig: list[str]) -> bool | None:
+        if len(sig) != len(args):
+            return False
+        compared = [(t, k) for t, k in zip(sig, known) if k is not None and t.endswith(("*", "&"))]
+        if not compared:
+            return None
+        return all(_plain(t).rstrip("&") == k.spelled() for t, k in compared)
+
+    label = f"{rel.label()}{hip_forms.approximate(rel, facts)}"
+    has = f"HIP ({label}) declares `{name}` only for {_overloads(status['has'])}"
+    if any(fits(s) for s in status["has"]):
+        return None
+    for sig in status["lacks"]:
+        if fits(sig):
+            return f"{has}, not for `({', '.join(sig)})`", "error" if rel.exact else "warning"
+    if (any(k is not None for k in known) or len(status["lacks"]) <= len(status["has"])
+            or not any(len(s) == len(args) for s in status["lacks"])):
+        return None  # a type the comparison does not cover, HIP has most of CUDA's overloads, or no arity fits
+    return (f"{has}; CUDA also has {_overloads(status['lacks'])}: the argument's type is not visible here, "
+            "check it", "warning")
+
+
+def _analyse(node, ctx) -> tuple[str, str] | None:
+    fn = node.child_by_field_name("function")
+    if fn is None or fn.type != "identifier":
+        return None
+    name = text(fn, ctx.data)
+    row = _functions().get(name)
+    if row is None:
+        return None
+    raw = name.encode()
+    if raw in file_definitions(ctx) or raw in included_definitions_of(ctx):
+        return None  # the project's own function of that name
+    if not _CUDA_SPELLED.match(name) and not _in_device_code(node, ctx.data):
+        return None
+    header, statuses = row
+    facts = hip_forms.load(DATA)
+    rel = hip_forms.release(facts, ctx.settings)
+    status = statuses[rel.index]
+    if status is None:
+        return None
+    opt_in_only = isinstance(status, str) and status.startswith("-D")
+    if not opt_in_only and _left_to_tables(name, ctx):
+        return None  # (an opt-in macro is news to HIP102's "no HIP equivalent": this finding supersedes it)
+    if isinstance(status, dict):
+        return _partial(name, status, node, ctx, rel, facts)
+    approx = hip_forms.approximate(rel, facts)
+    if status.startswith("-D"):
+        return (f"`{name}` (CUDA `{header}`): HIP ({rel.label()}) declares it only when compiled with "
+                f"`{status}`{approx}", "warning")
+    later = hip_forms.first_with(facts, statuses, rel, lambda s: s is None or isinstance(s, dict))
+    opt_in = hip_forms.first_with(facts, statuses, rel, lambda s: isinstance(s, str) and s.startswith("-D"))
+    if later:
+        where = f"HIP {later}'s headers declare it"
+    elif opt_in:
+        where = f"HIP {opt_in} declares it with `{statuses[facts['releases'].index(opt_in)]}`"
+    else:
+        where = f"no checked HIP release declares it ({hip_forms.checked(facts)})"
+    return (f"`{name}` (CUDA `{header}`) is not declared by HIP in {rel.label()}{approx}; {where}",
+            "error" if rel.exact or not (later or opt_in) else "warning")
+
+
+@predicate("device-function-missing", callees=frozenset(_functions()))
+def device_function_missing(node, env, ctx, args):
+    got = _analyse(node, ctx)
+    if got is None:
+        return False
+    return {"WHY": capture(node, ctx.data, got[0]), "LEVEL": capture(node, ctx.data, got[1]),
+            "FN": capture(node.child_by_field_name("function"), ctx.data)}
+
