@@ -4,9 +4,11 @@ where it does not, did cuda2hip say why at the failing line?
     python bench/real_world.py                     # whole corpus, the cuda2hip of this checkout
     python bench/real_world.py --codebase cupy     # one code base (repeatable)
     python bench/real_world.py --reduced           # the few units the test suite runs
-    python bench/real_world.py --fetch-only        # download the pinned sources (.ci/run does it)
+    python bench/real_world.py --fetch-only        # download the pinned sources
+    python bench/real_world.py --fetch-only --reduced   # only those the test suite needs (.ci/run)
     python bench/real_world.py --tool-src DIR --label before   # another checkout of cuda2hip
     python bench/real_world.py --write-docs --compare before   # table into docs/real-world.md, docs/benchmarks.md and README.md
+    python bench/real_world.py --combine a,b --write-docs      # tables of earlier runs, joined (runs nothing)
 
 The pinned sources (bench/realworld/corpus.toml) are downloaded on first use into
 .cache/real-world (never into the repository). nvcc decides which translation units are CUDA as
@@ -33,6 +35,7 @@ sys.path.insert(0, str(HERE))
 from realworld import config, fetch, harness, report  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests" / "harness"))
+import fetch_cuda_library_headers  # noqa: E402
 import hip_toolchains  # noqa: E402
 
 # Resolved: checkouts whose .cache is a symlink to one shared folder must agree on its paths.
@@ -60,15 +63,16 @@ def _replace_between(text: str, block: str) -> str:
 
 # The library headers the compilers need, fetched on first use by the project's own scripts (the
 # ones the tests use), so that one command runs the harness from a fresh clone.
-CUDA_FETCH = (CUDA_LIBRARY_INCLUDE, [sys.executable, "tests/harness/fetch_cuda_library_headers.py",
-                                     ".cache/cuda-library-headers"])
-ROCM_FETCH = (ROCM_LIBRARY_INCLUDE, ["bash", "tests/harness/fetch_rocm_library_headers.sh",
-                                     ".cache/rocm-library-headers"])
+# (include folder, is it complete?, the command that fetches it)
+CUDA_FETCH = (CUDA_LIBRARY_INCLUDE, lambda: fetch_cuda_library_headers.up_to_date(CUDA_LIBRARY_INCLUDE.parent),
+              [sys.executable, "tests/harness/fetch_cuda_library_headers.py", ".cache/cuda-library-headers"])
+ROCM_FETCH = (ROCM_LIBRARY_INCLUDE, ROCM_LIBRARY_INCLUDE.is_dir,
+              ["bash", "tests/harness/fetch_rocm_library_headers.sh", ".cache/rocm-library-headers"])
 
 
 def _fetch_library_headers(fetches) -> bool:
-    for include, command in fetches:
-        if include.is_dir():
+    for include, complete, command in fetches:
+        if complete():
             continue
         print("real_world: fetching library headers:", " ".join(command), file=sys.stderr)
         if subprocess.run(command, cwd=ROOT).returncode != 0 or not include.is_dir():
@@ -111,15 +115,51 @@ def _compiled_with(toolchains: dict) -> str:
     return "; ".join(f"{r}: {t['describe']}" for r, t in toolchains.items())
 
 
+def combine(runs: list[dict], order: list[str]) -> dict:
+    """One record of several runs' results: per release, each code base from the last run that
+    has it, in corpus order; `runs` says which run each came from."""
+    releases: dict[str, dict] = {}
+    source: dict[tuple[str, str], str] = {}
+    for run in runs:
+        for release, section in run["releases"].items():
+            entry = releases.setdefault(release, {"toolchain": section["toolchain"], "codebases": {}})
+            for record in section["codebases"]:
+                entry["codebases"][record["name"]] = record
+                source[release, record["name"]] = run["label"]
+    rank = {name: i for i, name in enumerate(order)}
+    ordered = [r for r in hip_toolchains.RELEASES if r in releases] + [r for r in releases if r not in
+                                                                      hip_toolchains.RELEASES]
+    out = {"label": " + ".join(run["label"] for run in runs), "date": max(run["date"] for run in runs),
+           "seconds": sum(run["seconds"] for run in runs),
+           "runs": [{"label": run["label"], "tool_rev": run["tool_rev"], "date": run["date"],
+                     "codebases": sorted({n for (_r, n), label in source.items() if label == run["label"]},
+                                         key=lambda n: rank.get(n, len(rank)))} for run in runs],
+           "releases": {}}
+    for release in ordered:
+        records = sorted(releases[release]["codebases"].values(), key=lambda c: rank.get(c["name"], len(rank)))
+        out["releases"][release] = {"toolchain": releases[release]["toolchain"], "codebases": records}
+    out["tool_rev"] = out["runs"][-1]["tool_rev"]
+    return out
+
+
 def _doc_block(current: dict, baseline: dict | None, detail: bool) -> str:
     by_release = report.from_json(current)
     results = [c for v in current["releases"].values() for c in v["codebases"]]
     cache = (f", {sum(c['from_cache'] for c in results)} of {sum(c['nvcc_valid'] for c in results)} hipcc results "
              "from the compile cache" if all("from_cache" in c for c in results) else "")
-    parts = [f"This version (`{current['label']}`, cuda2hip {current['tool_rev'][:7]}, {current['date']}, "
-             f"{current['seconds']:.0f} s{cache}). At each release R the corpus is "
+    if "runs" in current:
+        made = "; ".join(f"`{run['label']}` (cuda2hip {run['tool_rev'][:7]}, {run['date']}): "
+                         f"{', '.join(run['codebases'])}" for run in current["runs"])
+        intro = f"This version, joined from runs ({made}; {current['seconds']:.0f} s in all{cache})."
+    else:
+        intro = (f"This version (`{current['label']}`, cuda2hip {current['tool_rev'][:7]}, {current['date']}, "
+                 f"{current['seconds']:.0f} s{cache}).")
+    parts = [f"{intro} At each release R the corpus is "
              f"migrated with `--target-rocm R` and compiled with R's HIP "
-             f"({_compiled_with({r: v['toolchain'] for r, v in current['releases'].items()})}):",
+             f"({_compiled_with({r: v['toolchain'] for r, v in current['releases'].items()})})"
+             + (", and where a code base ships its own HIP port, that port too: *human port* is how many "
+                "nvcc-valid units it compiles, *cuda2hip on fair set* how many of those cuda2hip's output "
+                "compiles" if any(c.get("human_port") for c in results) else "") + ":",
              "", report.combined_table(by_release)]
     if detail:
         for release, results in by_release.items():
@@ -144,11 +184,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--write-docs", action="store_true", help="write the tables into docs/real-world.md, docs/benchmarks.md and README.md")
     parser.add_argument("--show", type=int, default=40, help="silent failures to print")
     parser.add_argument("--fetch-only", action="store_true", help="download and extract the sources, run nothing")
+    parser.add_argument("--combine", help="labels of earlier runs (comma-separated): join their results, "
+                        "later ones winning, and show them (with --write-docs, write them); runs nothing")
     args = parser.parse_args(argv)
     sources, codebases = config.load()
+    if args.combine:
+        import json
+
+        runs = [json.loads((CACHE / "results" / f"{label.strip()}.json").read_text())
+                for label in args.combine.split(",")]
+        data = combine(runs, [c.name for c in codebases])
+        for release, results in report.from_json(data).items():
+            print(f"\n== {release}\n{report.text_table(results)}")
+        if args.write_docs:
+            DOC.write_text(_replace_between(DOC.read_text(), _doc_block(data, None, detail=True)))
+            for short in (BENCHMARKS, README):
+                short.write_text(_replace_between(short.read_text(), _doc_block(data, None, detail=False)))
+        return 0
     if args.fetch_only:
+        # With --reduced: only the sources of the code bases the test suite runs.
+        needed = {c.source for c in codebases if c.reduced or not args.reduced}
         for source in sources.values():
-            print(f"{source.name} {source.version}: {fetch.fetch(source, CACHE)}")
+            if source.name in needed:
+                print(f"{source.name} {source.version}: {fetch.fetch(source, CACHE)}")
         return 0
 
     for tool in ("nvcc", "dpkg-deb"):
@@ -201,6 +259,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"silent ({release}):", line)
         if len(silent) > args.show:
             print(f"... {len(silent) - args.show} more in {result_path}")
+        port_failures = [f"{r.name}: {unit}: {error}" for r in results for unit, error in r.human_errors.items()]
+        for line in port_failures[:args.show]:
+            print(f"the project's own port fails ({release}):", line)
         for r in results:
             for path in r.refix_changed:
                 refix_any = True

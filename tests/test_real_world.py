@@ -4,7 +4,7 @@ nobody here wrote, at each ROCm release R (7.2, 6.4, 5.2) migrated with `cuda2hi
 unit that does not build must be predicted by a finding at its first error, the units listed in
 `must_compile` must build, and a second fix must change nothing.
 
-The corpus is downloaded by `python bench/real_world.py --fetch-only` (.ci/run does it); the full
+The corpus is downloaded by `python bench/real_world.py --fetch-only --reduced` (.ci/run does it); the full
 run is `python bench/real_world.py` (a benchmark, docs/real-world.md).
 """
 
@@ -28,7 +28,7 @@ from hip_toolchains import RELEASES  # noqa: E402
 pytestmark = pytest.mark.integration
 
 SOURCES, CODEBASES = config.load()
-FETCH = "python bench/real_world.py --fetch-only"
+FETCH = "python bench/real_world.py --fetch-only --reduced"
 
 
 def _source_root(codebase):

@@ -20,6 +20,9 @@ from pathlib import Path
 from .config import Source
 
 
+PYPI = "https://pypi.org/pypi"  # PyPI's JSON API: PYPI/PACKAGE/json
+
+
 class FetchError(Exception):
     pass
 
@@ -39,8 +42,8 @@ def _download(url: str, dest: Path) -> None:
     partial.rename(dest)
 
 
-def _pypi_sdist(source: Source, downloads: Path) -> Path:
-    index = f"https://pypi.org/pypi/{source.package}/json"
+def _pypi_sdist(source: Source, downloads: Path, pypi: str) -> Path:
+    index = f"{pypi}/{source.package}/json"
     with urllib.request.urlopen(index, timeout=60) as resp:
         files = json.load(resp)["releases"].get(source.version, [])
     for file in files:
@@ -95,7 +98,7 @@ def _extract(archive: Path, dest: Path, kind: str) -> None:
         shutil.rmtree(partial, ignore_errors=True)
 
 
-def fetch(source: Source, cache: Path) -> Path:
+def fetch(source: Source, cache: Path, pypi: str = PYPI) -> Path:
     """The extracted tree of a source (downloaded and extracted on first use)."""
     downloads = cache / "downloads"
     sources = cache / "sources"
@@ -105,7 +108,7 @@ def fetch(source: Source, cache: Path) -> Path:
     stamp = dest / ".fetched"
     if stamp.is_file() and stamp.read_text() == source.sha256:
         return dest
-    archive = _debian_package(source, downloads) if source.type == "debian" else _pypi_sdist(source, downloads)
+    archive = _debian_package(source, downloads) if source.type == "debian" else _pypi_sdist(source, downloads, pypi)
     actual = _sha256(archive)
     if actual != source.sha256:
         archive.unlink()

@@ -9,6 +9,9 @@
       R's hipcc compiles every nvcc-valid unit of OUT; each failure is classified by its first error:
         predicted  a warning/error finding at the place the error is (see diagnostics.py)
         silent     none: a defect of cuda2hip
+      where the code base ships its own HIP port (corpus.toml `human_port`), R's hipcc compiles
+      that port's unit of each nvcc-valid unit too: the units whose port compiles are the fair
+      set, on which cuda2hip's output is measured against the port (the ceiling)
 """
 
 from __future__ import annotations
@@ -68,14 +71,29 @@ class CodebaseResult:
     findings: int = 0
     findings_by_code: dict[str, int] = field(default_factory=dict)
     from_cache: int = 0  # hipcc results the compile cache had
+    human_port: int = 0  # nvcc-valid units that have a unit in the code base's own HIP port
+    human_compiled: list[str] = field(default_factory=list)  # those whose port compiles: the fair set
+    human_errors: dict[str, str] = field(default_factory=dict)  # the port's first error, by unit
 
     @property
     def predicted(self) -> int:
         return sum(not f.silent for f in self.failures)
 
     @property
+    def fair_compiled(self) -> int:
+        """The units of the fair set that cuda2hip's output compiles too."""
+        return fair_compiled(self.human_compiled, self.failures)
+
+    @property
     def silent(self) -> int:
         return sum(f.silent for f in self.failures)
+
+
+def fair_compiled(human_compiled: list[str], failures: list[Failure]) -> int:
+    """Of the units whose human port compiles (each an nvcc-valid unit), those whose migrated
+    version has no failure."""
+    failed = {f.unit for f in failures}
+    return sum(unit not in failed for unit in human_compiled)
 
 
 def _tool(tool_src: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -89,12 +107,13 @@ def _rel_includes(codebase: Codebase) -> list[str]:
     return [os.path.normpath(d) for d in codebase.include]
 
 
-def _stage_input(codebase: Codebase, source_root: Path, work: Path) -> Path:
-    tree = work / "in"
+def _stage(codebase: Codebase, source_root: Path, work: Path, name: str, stage) -> Path:
+    """work/NAME, staged by `stage` unless the same code base and source staged it last."""
+    tree = work / name
     stamp = hashlib.sha256(json.dumps([asdict(codebase), str(source_root)], sort_keys=True).encode()).hexdigest()
-    marker = work / "in.stamp"
+    marker = work / f"{name}.stamp"
     if not (marker.is_file() and marker.read_text() == stamp and tree.is_dir()):
-        units.stage(codebase, source_root, tree)
+        stage(codebase, source_root, tree)
         marker.write_text(stamp)
     return tree
 
@@ -131,10 +150,12 @@ def _compile_all(jobs: int, tasks: list) -> list:
 class Compiler:
     """nvcc, or (given a toolchain of tests/harness/hip_toolchains.py) that release's hipcc."""
 
-    def __init__(self, codebase: Codebase, paths: Paths, toolchain=None):
+    def __init__(self, codebase: Codebase, paths: Paths, toolchain=None, port: bool = False):
         self.kind = "hipcc" if toolchain else "nvcc"
         self.codebase = codebase
         self.toolchain = toolchain
+        # The code base's own HIP port: its defines, pre-includes and flags replace the code base's.
+        self.port = codebase.human_port if port else None
         self.cache = compilers.CompileCache(paths.cache / "compile-cache" / self.kind)
         external = [paths.cuda_library_include] if toolchain is None else map(Path, toolchain.library_includes)
         # Resolved, so that checkouts sharing one .cache (a symlink) share compile results too.
@@ -142,15 +163,17 @@ class Compiler:
 
     def command(self, unit: Unit) -> list[str]:
         includes = _rel_includes(self.codebase) + self.external
-        defines = list(self.codebase.defines)
-        pre = [arg for header in self.codebase.preinclude for arg in ("-include", header)]
+        flags = self.port or self.codebase
+        defines = list(flags.defines)
+        pre = [arg for header in flags.preinclude for arg in ("-include", header)]
         if self.kind == "nvcc":
             return compilers.nvcc_command(includes, defines, [*self.codebase.nvcc, *pre], unit.path)
-        extra = [*self.codebase.hipcc, *pre]
+        extra = [*flags.hipcc, *pre]
         if unit.kernel is not None:
             # Runtime-compiled kernels (hiprtc, like NVRTC) get the runtime's declarations
-            # without an #include.
-            extra += ["-include", "hip/hip_runtime.h"]
+            # without an #include (ahead of a port's own pre-included headers).
+            runtime = ["-include", "hip/hip_runtime.h"]
+            extra = [*flags.hipcc, *runtime, *pre] if self.port else extra + runtime
         return compilers.hipcc_command(self.toolchain.command, includes, defines, extra, unit.path)
 
     def compile(self, tree: Path, unit: Unit) -> compilers.CompileResult:
@@ -215,6 +238,7 @@ class Validated:
     units: int
     valid: list[Unit]
     not_cuda: list[str]
+    port_tree: Path | None = None  # the code base's own HIP port, staged from the same source
 
 
 def validate(codebase: Codebase, source_root: Path, paths: Paths, jobs: int, reduced: bool = False,
@@ -225,7 +249,8 @@ def validate(codebase: Codebase, source_root: Path, paths: Paths, jobs: int, red
         # A repository of its own, as a user's checkout is: the .gitignore of the project that
         # holds .cache/ (which ignores .cache/) is not the code base's.
         subprocess.run(["git", "init", "-q", str(work)], check=True)
-    tree_in = _stage_input(codebase, source_root, work)
+    tree_in = _stage(codebase, source_root, work, "in", units.stage)
+    port_tree = _stage(codebase, source_root, work, "port", units.stage_port) if codebase.human_port else None
     wanted = set(codebase.reduced) if reduced else None
     unit_list = [Unit(u, u) for u in units.translation_units(codebase, tree_in)]
     unit_list += _kernel_units(codebase, tree_in, work / "embedded-in", fresh=False)
@@ -238,7 +263,7 @@ def validate(codebase: Codebase, source_root: Path, paths: Paths, jobs: int, red
     valid, not_cuda = [], []
     for unit, res in zip(unit_list, valid_results):
         (valid if res.ok else not_cuda).append(unit if res.ok else unit.name)
-    return Validated(codebase, work, tree_in, len(unit_list), valid, not_cuda)
+    return Validated(codebase, work, tree_in, len(unit_list), valid, not_cuda, port_tree)
 
 
 def run_codebase(codebase: Codebase, source_root: Path, paths: Paths, tool_src: Path, label: str,
@@ -316,4 +341,35 @@ def build(validated: Validated, paths: Paths, toolchain, tool_src: Path, label: 
             continue
         where, predicted_by = index.predict(error, in_tree)
         result.failures.append(Failure(unit.name, error.text, where, predicted_by, output=res.output[:4000]))
+    if validated.port_tree is not None:
+        _build_port(validated, paths, toolchain, jobs, result, log)
     return result
+
+
+def port_units(validated: Validated) -> list[Unit]:
+    """The port's unit of each nvcc-valid unit that has one. An embedded kernel is its own port
+    (the project compiles the same string with hiprtc); its path leads out of the tree into the
+    work folder, which the port's tree shares with the input's."""
+    port, out = validated.codebase.human_port, []
+    for unit in validated.valid:
+        if unit.kernel is not None:
+            out.append(unit)
+            continue
+        path = units.port_path(port, unit.path)
+        if (validated.port_tree / path).is_file():
+            out.append(Unit(unit.name, path))
+    return out
+
+
+def _build_port(validated: Validated, paths: Paths, toolchain, jobs: int, result: CodebaseResult, log) -> None:
+    todo = port_units(validated)
+    compiler = Compiler(validated.codebase, paths, toolchain, port=True)
+    log(f"[{validated.codebase.name}] {toolchain.release}: the project's own HIP port: {len(todo)} units")
+    compiled = _compile_all(jobs, [lambda u=u: compiler.compile(validated.port_tree, u) for u in todo])
+    result.human_port = len(todo)
+    for unit, res in zip(todo, compiled):
+        if res.ok:
+            result.human_compiled.append(unit.name)
+        else:
+            error = first_error(res.output)
+            result.human_errors[unit.name] = error.text if error else "failed without an error message"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pathspec
 
-from .config import Codebase
+from .config import Codebase, HumanPort
 
 # Kernel-source calls whose first argument (or `code=` / `source=`) is a whole translation unit.
 KERNEL_CALLS = {"RawKernel": "code", "RawModule": "code", "SourceModule": "source"}
@@ -37,13 +37,42 @@ def stage(codebase: Codebase, source_root: Path, dest: Path) -> list[str]:
     root = source_root / codebase.root
     if not root.is_dir():
         raise FileNotFoundError(f"{codebase.name}: {root} is not in the extracted source")
-    files = select_files(root, codebase.files, codebase.exclude)
+    return _copy(codebase, root, select_files(root, codebase.files, codebase.exclude), dest)
+
+
+def _copy(codebase: Codebase, root: Path, files: list[str], dest: Path) -> list[str]:
     shutil.rmtree(dest, ignore_errors=True)
     for rel in files:
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(root / rel, target)
+    for rel, text in codebase.generated.items():
+        target = dest / rel
+        if not target.resolve().is_relative_to(dest.resolve()):
+            raise ValueError(f"{codebase.name}: generated file {rel!r} is outside the tree")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+        files.append(rel)
     return files
+
+
+def stage_port(codebase: Codebase, source_root: Path, dest: Path) -> list[str]:
+    """Copy the files of the code base's own HIP port into dest: its `files` (default: the code
+    base's) less its `exclude` (default: nothing, so a vendor header the migration input leaves
+    out is there)."""
+    port = codebase.human_port
+    assert port is not None
+    root = source_root / codebase.root
+    return _copy(codebase, root, select_files(root, port.files or codebase.files, port.exclude), dest)
+
+
+def port_path(port: HumanPort, unit: str) -> str:
+    """The path in the port's tree of the unit at `unit` (the first matching mapping; the same
+    path when none matches)."""
+    for pattern, replacement in port.units:
+        if re.fullmatch(pattern, unit):
+            return re.sub(pattern, replacement, unit)
+    return unit
 
 
 def translation_units(codebase: Codebase, tree: Path) -> list[str]:

@@ -1,5 +1,5 @@
 """Fetch the headers of the CUDA math libraries (cuBLAS, cuRAND, cuFFT, cuSPARSE, cuSOLVER, cuDNN,
-NVRTC) from NVIDIA's wheels on PyPI, so nvcc can prove the library fixtures are valid CUDA before
+NVRTC) and of NCCL from NVIDIA's wheels on PyPI, so nvcc can prove the library fixtures are valid CUDA before
 they are migrated (the CUDA 13 toolkit here has none of them).
 
 The wheels weigh 60-520 MB each; their headers a few MB. A wheel is a zip file, so only its
@@ -29,6 +29,7 @@ WHEELS = {
     "nvidia-cusolver": "12.0.3.29",
     "nvidia-cuda-nvrtc": "13.0.88",
     "nvidia-cudnn-cu13": "9.13.0.50",
+    "nvidia-nccl-cu13": "2.27.7",
 }
 BLOCK = 1 << 20
 
@@ -133,13 +134,19 @@ def extract_headers(url: str, dest: Path) -> int:
     return count
 
 
+def up_to_date(dest: Path) -> bool:
+    """DEST holds the headers of exactly the pinned wheels."""
+    stamp = dest / ".fetched"
+    return stamp.is_file() and stamp.read_text() == json.dumps(WHEELS, sort_keys=True)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
         return 2
     dest = Path(argv[0])
     stamp = json.dumps(WHEELS, sort_keys=True)
-    if (dest / ".fetched").is_file() and (dest / ".fetched").read_text() == stamp:
+    if up_to_date(dest):
         print(f"CUDA library headers already in {dest}")
         return 0
     partial = dest.with_name(dest.name + ".partial")
@@ -148,9 +155,14 @@ def main(argv: list[str]) -> int:
         count = extract_headers(wheel_url(package, version), partial)
         print(f"{package} {version}: {count} headers")
     (partial / ".fetched").write_text(stamp)
-    # Replace DEST in one step: an interrupted fetch never leaves a half-filled tree behind.
-    shutil.rmtree(dest, ignore_errors=True)
+    # Replace DEST by renames: an interrupted fetch never leaves a half-filled tree behind, and
+    # compilers using DEST meanwhile never see it half-deleted.
+    old = dest.with_name(dest.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if dest.exists():
+        dest.rename(old)
     partial.rename(dest)
+    shutil.rmtree(old, ignore_errors=True)
     print(f"extracted to {dest / 'include'}")
     return 0
 
