@@ -131,7 +131,9 @@ def test_api_csv_counts_uses_converted_and_left(tmp_path):
 
 def test_api_csv_unsafe_fixes_and_other_rules(tmp_path):
     """A rename whose fix is unsafe is left with that reason unless --unsafe-fixes; another
-    rule's open finding on a converted name shows in open_findings and why."""
+    rule's open finding on a converted name shows in open_findings and why. At ROCm 5.2, whose
+    hipBLAS declares `hipblasStrsmBatched` with other pointer types than cuBLAS (from 6.4 the
+    same: a safe rename)."""
     (tmp_path / "k.cu").write_text(
         "#include <cuda_runtime.h>\n#include <cublas_v2.h>\n"
         "void f(cudaGraphExec_t e, cudaGraph_t g) { cudaGraphExecUpdateResultInfo info;\n"
@@ -139,13 +141,14 @@ def test_api_csv_unsafe_fixes_and_other_rules(tmp_path):
         "void h(cublasHandle_t b, const float** A, float** B) {\n"
         "  cublasStrsmBatched(b, CUBLAS_SIDE_LEFT, CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, CUBLAS_DIAG_NON_UNIT,\n"
         "                     4, 4, nullptr, A, 4, B, 4, 1); }\n")
-    rows = _csv(run_cli("check", "--isolated", "--format", "api-csv", "k.cu", cwd=tmp_path).stdout)
+    rows = _csv(run_cli("check", "--isolated", "--target-rocm", "5.2", "--format", "api-csv", "k.cu",
+                        cwd=tmp_path).stdout)
     update = rows["cudaGraphExecUpdate"]
     assert update["hip_api"] == "hipGraphExecUpdate" and update["left"] == "0"
     assert update["open_findings"] == "1" and "HIP131 argument-count-differs" in update["why"]
     trsm = rows["cublasStrsmBatched"]
     assert (trsm["uses"], trsm["converted"], trsm["left"]) == ("1", "0", "1")
     assert trsm["why"] == "unsafe fix not applied (review it; `--unsafe-fixes`)"
-    (tmp_path / "cuda2hip.toml").write_text("unsafe-fixes = true\n")  # what `fix` then applies
+    (tmp_path / "cuda2hip.toml").write_text('unsafe-fixes = true\ntarget-rocm = "5.2"\n')  # what `fix` then applies
     rows = _csv(run_cli("check", "--format", "api-csv", "k.cu", cwd=tmp_path).stdout)
     assert (rows["cublasStrsmBatched"]["converted"], rows["cublasStrsmBatched"]["left"]) == ("1", "0")

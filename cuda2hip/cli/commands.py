@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .output import EXIT_ERROR, EXIT_FINDINGS, EXIT_OK, echo
 from .output import fail as _fail
+from .stdin import stdin_call as _stdin_call, stdin_run as _stdin_run
 
 # `fix --report FILE`: the report format follows the file name.
 REPORT_SUFFIXES = {".html": "html", ".htm": "html", ".md": "markdown", ".markdown": "markdown",
@@ -391,35 +392,3 @@ def fix(paths, unsafe_fixes, diff, to_stdout, fmt, output, report_file, output_d
         sys.exit(EXIT_ERROR if code == EXIT_ERROR else (EXIT_FINDINGS if text and not view["exit_zero"] else code))
     _report(fmt, run, settings, engine, output, statistics, view=view)
     sys.exit(_exit_code(run, settings, view))
-
-
-def _stdin_call(paths, stdin_filename) -> str | None:
-    """The name the file read from standard input goes by (`-` as the only path), else None."""
-    if "-" not in paths:
-        if stdin_filename is not None:
-            _fail("--stdin-filename names the file read from standard input: give `-` as the path")
-        return None
-    if len(paths) != 1:
-        _fail("`-` (standard input) is the only path of a call")
-    return stdin_filename or "-"
-
-
-def _stdin_run(name: str, settings, engine, mode):
-    """The run over standard input as the file `name` (nothing read or written there)."""
-    from ..pipeline import Mode
-    from ..results import RunResult
-    from ..run.in_memory import check_text, fix_text
-
-    if name == "-" or settings.language_for(Path(name)) is None:
-        what = "no --stdin-filename" if name == "-" else f"{name!r} is not a recognised source file type"
-        _fail(f"standard input: {what}; name it with --stdin-filename (e.g. kernel.cu) to say its language")
-    raw = sys.stdin.buffer.read()
-    from ..project.discover import display_path
-
-    shown = str(display_path(Path(name)))
-    if mode is Mode.CHECK:
-        result = check_text(raw, shown, settings, engine)
-    else:
-        result = fix_text(raw, shown, settings, engine, unsafe=settings.unsafe_fixes)
-    errors = [result.error] if result.error is not None else []
-    return RunResult([result], errors, Mode.PREVIEW if mode is not Mode.CHECK else mode, held={shown: raw}), raw
