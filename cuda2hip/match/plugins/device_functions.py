@@ -44,12 +44,14 @@ def _in_device_code(node, data: bytes) -> bool:
 
 
 def _left_to_tables(name: str, ctx) -> bool:
-    """HIP102 reports the name (its table row has no HIP name at the target), or HIP190 does (a
-    CUDA-looking name no table knows: `__nv_*`, `__cuda*`, `cudaCG*`)."""
+    """HIP102 reports the name (its table row has no HIP name at the target), HIP104 renames it (the
+    row's HIP name differs), or HIP190 reports it (a CUDA-looking name no table knows: `__nv_*`,
+    `__cuda*`, `cudaCG*`)."""
     entry = all_table_entries().get(name.encode())
     if entry is None:
         return CUDA_LOOKING.match(name.encode()) is not None
-    return resolve_for(as_entry(entry), ctx.settings).target is None
+    # (a target of another name: HIP104 renames the call to what HIP has, `__trap` -> `__builtin_trap`)
+    return resolve_for(as_entry(entry), ctx.settings).target != name
 
 
 def _plain(t: str) -> str:
