@@ -55,6 +55,7 @@ BUILDERS = {
     "cmake-legacy-target": "cmake_build",
     "coordinate-to-unsigned": "type_forms",
     "cuda-arch-to-hip-device-compile": "hazards",
+    "device-function-polyfill": "device_functions",
     "hip_symbol_wrap": "launch",
     "host-math-std": "host_math",
     "kernel-argument-cast": "api_forms",

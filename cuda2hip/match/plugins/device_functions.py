@@ -5,14 +5,21 @@ rules/api/data/forms/device-functions.json: a finding at every call.
 Left to other rules: names whose table row HIP102 reports (no HIP equivalent, or one that needs a
 newer ROCm), CUDA-looking names no table knows (HIP190), and the `_sync` warp functions (HIP403). Names that do not look like CUDA's (`umin`,
 `all`) count only in device code, where the file does not define them itself.
+
+The functions HIP declares in no checked release whose behaviour is plain integer arithmetic (the
+SIMD intrinsics `__vsub4`, `__vcmpne4`, ...: rules/api/data/device-polyfills.yaml) are reported here
+rather than by HIP102, with a fix that defines CUDA's function in the calling file.
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+from pathlib import Path
 
+from ...findings import API, Edit
 from .. import hip_forms
+from ..builders import BuiltFix, Match, fix_builder
 from ...lazy_regex import LazyRegex
 from ..api_tables import as_entry
 from ..defined_names import file_definitions
@@ -27,6 +34,15 @@ DATA = "device-functions"
 _WARP_RULES = MASKED | {"__activemask"}  # HIP403 reports them, with the ROCm versions that have them
 _CUDA_SPELLED = LazyRegex(r"__|atomic|cuda")
 _SHOWN = 4  # parameter lists a message names
+
+
+@lru_cache(maxsize=1)
+def polyfills() -> dict[str, dict]:
+    """CUDA function -> {what, code}: the definitions HIP133's fix writes."""
+    from ...rulebook.bounded_yaml import load_bounded
+    from ...rulebook.loader import builtin_rules_dir
+
+    return load_bounded(Path(builtin_rules_dir()) / "api" / "data" / "device-polyfills.yaml")
 
 
 @lru_cache(maxsize=1)
@@ -111,6 +127,11 @@ def _analyse(node, ctx) -> tuple[str, str] | None:
     if status is None:
         return None
     opt_in_only = isinstance(status, str) and status.startswith("-D")
+    if name in polyfills() and all(s == "no" for s in statuses) and _in_device_code(node, ctx.data):
+        # (no release has it, so a definition of the file's own collides with none)
+        return (f"`{name}` (CUDA `{header}`) is not declared by HIP in {rel.label()} nor in any checked "
+                f"release ({hip_forms.checked(facts)}); the fix defines it in this file as CUDA does "
+                f"({polyfills()[name]['what']})", "error", name)
     if not opt_in_only and _left_to_tables(name, ctx):
         return None  # (an opt-in macro is news to HIP102's "no HIP equivalent": this finding supersedes it)
     if isinstance(status, dict):
@@ -136,6 +157,72 @@ def device_function_missing(node, env, ctx, args):
     got = _analyse(node, ctx)
     if got is None:
         return False
-    return {"WHY": capture(node, ctx.data, got[0]), "LEVEL": capture(node, ctx.data, got[1]),
-            "FN": capture(node.child_by_field_name("function"), ctx.data)}
+    env = {"WHY": capture(node, ctx.data, got[0]), "LEVEL": capture(node, ctx.data, got[1]),
+           "FN": capture(node.child_by_field_name("function"), ctx.data)}
+    if len(got) > 2:
+        env["POLYFILL"] = capture(node, ctx.data, got[2])
+    return env
+
+
+def _guard(name: str) -> str:
+    return "HAVE_CUDA2HIP_" + name.strip("_").upper()  # (a name HIP190 does not take for CUDA's)
+
+
+def polyfill_point(node) -> int:
+    """Where a definition used by `node` goes: the start of the file-scope declaration that holds
+    it, inside an include guard (`#ifndef X` + `#define X`) but before any other `#if` (a
+    definition in one branch would hide the call in another from the next pass)."""
+    top = node
+    while top.parent is not None and top.parent.type != "translation_unit":
+        top = top.parent
+    while top.type == "preproc_ifdef" and _is_include_guard(top):
+        inner = next((c for c in top.named_children if c.start_byte <= node.start_byte < c.end_byte
+                      and c.type not in ("identifier", "preproc_def")), None)
+        if inner is None:
+            break
+        top = inner
+    return top.start_byte
+
+
+def _first_call(node, name: str, data: bytes):
+    """The file's first call of `name` (`node` is one): every call's fix then writes the
+    definition at the same point, which the fix loop applies once."""
+    root = node
+    while root.parent is not None:
+        root = root.parent
+    for m in re.finditer(rb"\b" + re.escape(name.encode()) + rb"\s*\(", data):
+        if m.start() >= node.start_byte:
+            break
+        found = root.descendant_for_byte_range(m.start(), m.start() + len(name))
+        if found is not None and found.type == "identifier" and found.parent is not None \
+                and found.parent.type == "call_expression":
+            return found.parent
+    return node
+
+
+def _is_include_guard(node) -> bool:
+    name = node.child_by_field_name("name")
+    first = next((c for c in node.named_children if c.type not in ("identifier", "comment")), None)
+    return (name is not None and node.children[0].type == "#ifndef" and first is not None
+            and first.type == "preproc_def" and first.child_by_field_name("name") is not None
+            and first.child_by_field_name("name").text == name.text)
+
+
+@fix_builder("device-function-polyfill")
+def device_function_polyfill(match: Match, ctx, rule) -> BuiltFix:
+    """HIP133: no fix ($LEVEL, the API $FN), or, for a function of device-polyfills.yaml ($POLYFILL),
+    CUDA's definition before the file-scope declaration that calls it, behind a guard macro so that
+    the copies of several migrated headers in one translation unit define it once."""
+    api = match.env.get("FN")
+    data = {API: api.text} if api else {}
+    level = match.env["LEVEL"].text
+    name = match.env["POLYFILL"].text if "POLYFILL" in match.env else None
+    if name is None:
+        return BuiltFix(None, severity=level, data=data)
+    pf, guard = polyfills()[name], _guard(name)
+    at = polyfill_point(_first_call(match.node, name, ctx.data))
+    body = (f"// cuda2hip: CUDA's {name} ({pf['what']}), which HIP does not declare\n"
+            f"#ifndef {guard}\n#define {guard}\n{pf['code'].rstrip()}\n#endif\n\n")
+    return BuiltFix([Edit(at, at, body)], applicability="safe",
+                    severity=level, description=f"Define CUDA's `{name}`", data=data)
 
