@@ -53,6 +53,7 @@ BUILDERS = {
     "cmake-cu-language": "cmake_build",
     "cmake-find-hip": "cmake_build",
     "cmake-legacy-target": "cmake_build",
+    "constexpr-to-inline": "constexpr_math",
     "coordinate-to-unsigned": "type_forms",
     "cuda-arch-to-hip-device-compile": "hazards",
     "device-function-polyfill": "device_functions",
