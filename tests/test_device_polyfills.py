@@ -43,8 +43,9 @@ def _inputs() -> list[tuple[int, int]]:
     return pairs
 
 
-def test_every_polyfill_has_a_model():
-    assert set(polyfills()) == set(MODEL)
+def test_every_simd_polyfill_has_a_model():
+    # (the others add an overload that calls HIP's own function: `sincos(float, ...)` -> `sincosf`)
+    assert {n for n, p in polyfills().items() if "lacks" not in p} == set(MODEL)
 
 
 @pytest.mark.skipif(CXX is None, reason="no host C++ compiler")

@@ -75,6 +75,20 @@ def _plain(t: str) -> str:
     return " ".join(re.sub(r"\b(?:const|volatile)\b", " ", t).split()).replace(" *", "*").replace(" &", "&")
 
 
+def _template_parameters(node, data: bytes) -> frozenset[str]:
+    """The type parameters of the templates around `node` (`T` of `template <class T>`)."""
+    out = set()
+    cur = node.parent
+    while cur is not None:
+        if cur.type == "template_declaration":
+            params = cur.child_by_field_name("parameters")
+            for p in (params.named_children if params is not None else ()):
+                if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                    out.update(text(c, data) for c in p.named_children if c.type == "type_identifier")
+        cur = cur.parent
+    return frozenset(out)
+
+
 def _overloads(sigs: list[list[str]]) -> str:
     shown = ", ".join("`(" + ", ".join(s) + ")`" for s in sigs[:_SHOWN])
     return shown + (f" and {len(sigs) - _SHOWN} more" if len(sigs) > _SHOWN else "")
@@ -83,7 +97,9 @@ def _overloads(sigs: list[list[str]]) -> str:
 def _partial(name: str, status: dict, node, ctx, rel, facts) -> tuple[str, str] | None:
     """A function HIP declares for some of CUDA's parameter types only."""
     args = call_args(node)
-    known = [expression_type(a, ctx.data) for a in args]
+    generic = _template_parameters(node, ctx.data)
+    known = [None if k is not None and k.name in generic else k  # (`T` of a template: any type)
+             for k in (expression_type(a, ctx.data) for a in args)]
 
     def fits(sig: list[str]) -> bool | None:
         if len(sig) != len(args):
@@ -107,8 +123,25 @@ def _partial(name: str, status: dict, node, ctx, rel, facts) -> tuple[str, str] 
             "check it", "warning")
 
 
+def _unseen(name: str, status: dict, node, ctx, rel, facts) -> tuple[str, str] | None:
+    """A call of a function HIP has some of CUDA's overloads of, whose arguments show no type
+    of HIP's overloads (a template's `T`, a member): None where one argument has such a type."""
+    generic = _template_parameters(node, ctx.data)
+    hip_types = {_plain(t).rstrip("&") for sig in status["has"] for t in sig}
+    for a in call_args(node):
+        k = expression_type(a, ctx.data)
+        if k is not None and k.name not in generic and k.spelled() in hip_types:
+            return None
+    return (f"HIP ({rel.label()}{hip_forms.approximate(rel, facts)}) declares `{name}` only for "
+            f"{_overloads(status['has'])}; CUDA also has {_overloads(status['lacks'])}, and the arguments' types "
+            "are not visible here", "warning")
+
+
 def _analyse(node, ctx) -> tuple[str, str] | None:
     fn = node.child_by_field_name("function")
+    if fn is not None and fn.type == "qualified_identifier" and fn.child_by_field_name("scope") is None \
+            and text(fn, ctx.data).startswith("::") and text(fn, ctx.data)[2:] in polyfills():
+        fn = fn.child_by_field_name("name")  # `::sincos(x, &s, &c)`: the global function
     if fn is None or fn.type != "identifier":
         return None
     name = text(fn, ctx.data)
@@ -127,6 +160,13 @@ def _analyse(node, ctx) -> tuple[str, str] | None:
     if status is None:
         return None
     opt_in_only = isinstance(status, str) and status.startswith("-D")
+    if name in polyfills() and isinstance(status, dict) and _in_device_code(node, ctx.data) and all(
+            isinstance(s, dict) and polyfills()[name]["lacks"] in s["lacks"] for s in statuses):
+        # (adding the overload never changes a call HIP's overloads take: its pointer parameters
+        # accept no other pointer type)
+        got = _partial(name, status, node, ctx, rel, facts) or _unseen(name, status, node, ctx, rel, facts)
+        return None if got is None else (f"{got[0]}; the fix defines {polyfills()[name]['what']} in this file",
+                                         "error", name)
     if name in polyfills() and all(s == "no" for s in statuses) and _in_device_code(node, ctx.data):
         # (no release has it, so a definition of the file's own collides with none)
         return (f"`{name}` (CUDA `{header}`) is not declared by HIP in {rel.label()} nor in any checked "
@@ -152,7 +192,7 @@ def _analyse(node, ctx) -> tuple[str, str] | None:
             "error" if rel.exact or not (later or opt_in) else "warning")
 
 
-@predicate("device-function-missing", callees=frozenset(_functions()))
+@predicate("device-function-missing", callees=frozenset(_functions()) | {"::" + n for n in _functions()})
 def device_function_missing(node, env, ctx, args):
     got = _analyse(node, ctx)
     if got is None:
@@ -195,6 +235,9 @@ def _first_call(node, name: str, data: bytes):
             break
         found = root.descendant_for_byte_range(m.start(), m.start() + len(name))
         if found is not None and found.type == "identifier" and found.parent is not None \
+                and found.parent.type == "qualified_identifier":
+            found = found.parent  # `::sincos(...)`
+        if found is not None and found.type in ("identifier", "qualified_identifier") and found.parent is not None \
                 and found.parent.type == "call_expression":
             return found.parent
     return node
