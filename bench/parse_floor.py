@@ -21,7 +21,7 @@ SOURCE_SUFFIXES = {".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".h
 
 
 def _parse_all(paths: list[str]) -> None:
-    from cuda2hip import parse
+    from cuda2hip.lang import parse
 
     for path in paths:
         with open(path, "rb") as fh:
@@ -49,7 +49,7 @@ def main() -> None:
     if not paths:
         sys.exit(f"{args.tree}: no source files")
     parts = [s for s in shares(paths, max(1, args.jobs)) if s]
-    from cuda2hip import parse
+    from cuda2hip.lang import parse
 
     parse.parser("cuda")  # the grammar is loaded once, before the workers fork
     if len(parts) == 1:

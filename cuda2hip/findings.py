@@ -118,3 +118,39 @@ class FileError(Struct):
 
     def to_dict(self) -> dict:
         return {"path": self.path, "reason": self.reason}
+
+
+# Findings travel msgpack-encoded (from workers, in the store): a list of them is decoded when
+# first read, and often only counted.
+_DECODER = None
+
+
+def decode_findings(raw) -> list[Finding]:
+    """The findings of a msgpack-encoded list."""
+    global _DECODER
+    if _DECODER is None:  # built on first use: a run that only counts findings never decodes
+        import msgspec
+
+        _DECODER = msgspec.msgpack.Decoder(list[Finding])
+    return _DECODER.decode(raw)
+
+
+def own_paths(findings: list[Finding], path: str) -> list[Finding]:
+    """`findings` (decoded: of the file `path`) with that file's name (see run/cached.py's encode_entry)."""
+    if findings and findings[0].path != path:
+        for f in findings:
+            f.path = path
+    return findings
+
+
+def count_encoded(raw) -> int:
+    """The length of a msgpack-encoded list, from its header."""
+    data = bytes(raw[:5])
+    head = data[0]
+    if 0x90 <= head <= 0x9F:
+        return head & 0x0F
+    if head == 0xDC:
+        return int.from_bytes(data[1:3], "big")
+    if head == 0xDD:
+        return int.from_bytes(data[1:5], "big")
+    raise ValueError(f"not a msgpack array (0x{head:02x})")

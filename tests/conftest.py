@@ -40,6 +40,23 @@ INSTALL_TEST_DEPS = "bash tools/install-test-deps.sh"
 os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
 
 
+KINDS = ("unit", "rules", "integration")
+# Fixtures that run a real tool: a test that takes one is an integration test.
+TOOL_FIXTURES = frozenset({"hipcc", "nvcc", "process"})
+
+
+def pytest_collection_modifyitems(items):
+    """Every test gets a kind (unit unless marked otherwise or using a real tool), and every
+    integration test is slow: `pytest -m "not slow"` is the fast tier."""
+    for item in items:
+        if TOOL_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.integration)
+        if item.get_closest_marker("integration") is not None:
+            item.add_marker(pytest.mark.slow)
+        if not any(item.get_closest_marker(kind) is not None for kind in KINDS):
+            item.add_marker(pytest.mark.unit)
+
+
 def not_installed(what: str, packages: str) -> str:
     """The reason a test skips when a system package it needs is missing: what, and how to get it."""
     return f"{what} not installed (apt-get install {packages}; every test tool at once: {INSTALL_TEST_DEPS})"
@@ -52,7 +69,36 @@ def _isolated_cache(tmp_path_factory, monkeypatch):
 
 
 def run_cli(*args, cwd=None, input=None, env=None) -> subprocess.CompletedProcess:
-    """Run `python -m cuda2hip ARGS` as a real process (exit codes, stdout/stderr as users see)."""
+    """Run `cuda2hip ARGS` in this process, through click's CliRunner: exit code, stdout and stderr
+    as a user sees them, without the start of a process (run_process where a process is the point)."""
+    from click.testing import CliRunner
+
+    from cuda2hip.cli.commands import main
+
+    runner = CliRunner()
+    here = os.getcwd()
+    with runner.isolation(input=input, env=env) as (out, err, _):
+        if cwd is not None:
+            os.chdir(cwd)
+        try:
+            main([str(a) for a in args])
+            code = 0
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            if exc.code is not None and not isinstance(exc.code, int):
+                sys.stderr.write(f"{exc.code}\n")
+        finally:
+            os.chdir(here)
+            sys.stdout.flush()
+            sys.stderr.flush()
+        stdout, stderr = out.getvalue(), err.getvalue()
+    return subprocess.CompletedProcess(list(args), code, stdout.decode("utf-8", "replace"),
+                                       stderr.decode("utf-8", "replace"))
+
+
+def run_process(*args, cwd=None, input=None, env=None) -> subprocess.CompletedProcess:
+    """Run `python -m cuda2hip ARGS` as a real process: where the process itself is tested
+    (signals, start-up, what a fresh interpreter reads, exit without tearing down)."""
     full_env = dict(os.environ)
     full_env.update(env or {})
     return subprocess.run([sys.executable, "-m", "cuda2hip", *map(str, args)], cwd=cwd, input=input,
@@ -62,6 +108,12 @@ def run_cli(*args, cwd=None, input=None, env=None) -> subprocess.CompletedProces
 @pytest.fixture
 def cli():
     return run_cli
+
+
+@pytest.fixture
+def process():
+    """`cuda2hip` as a started process (run_process): for what only a process shows."""
+    return run_process
 
 
 class HipCompiler:

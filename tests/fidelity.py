@@ -19,10 +19,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cuda2hip.engine.frontends.registry import frontend
 from cuda2hip.fix.loop import allowed_applicabilities
-from cuda2hip.frontends.registry import frontend
+from cuda2hip.lang.source import SourceError, SourceText
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceError, SourceText
 
 
 @dataclass
@@ -183,7 +183,7 @@ def main(argv: list[str]) -> int:
     import sys
     import time
 
-    from cuda2hip.match.engine import Engine
+    from cuda2hip.engine.engine import Engine
 
     flags = {a for a in argv if a.startswith("--")}
     dirs = [Path(a) for a in argv if not a.startswith("--")]

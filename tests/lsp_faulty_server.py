@@ -4,7 +4,7 @@ one that holds SERVER_FAULT raises in the server's own analysis step."""
 
 import sys
 
-from cuda2hip.frontends.cuda import CudaFrontend
+from cuda2hip.engine.frontends.cuda import CudaFrontend
 from cuda2hip.lsp import analysis, server
 
 _lint = CudaFrontend.lint
@@ -26,7 +26,7 @@ def analyse(uri, version, path, text, *args):
 CudaFrontend.lint = lint
 server.analyse = analyse
 
-from cuda2hip.cli import main  # noqa: E402
+from cuda2hip.cli.commands import main  # noqa: E402
 
 sys.argv[0] = "cuda2hip"
 main(["lsp"])

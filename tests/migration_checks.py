@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from cuda2hip import parse as parsing
-from cuda2hip.match.api_tables import all_table_paths, load_table, version_tuple
+from cuda2hip.api.tables import all_table_paths, load_table, version_tuple
+from cuda2hip.lang import parse as parsing
 
 # The Done-when patterns of issue 3: cuda*, cu[A-Z]*, CU_*, CUDA_*, and the math libraries'.
 CUDA_TOKEN = re.compile(

@@ -14,12 +14,12 @@ import msgspec
 import pytest
 
 from conftest import FETCH_HIPIFY_TABLES, HIPIFY_TABLES, INSTALL_TEST_DEPS, ROOT, run_cli
-from cuda2hip.frontends.registry import frontend
-from cuda2hip.match.api_tables import all_table_paths, load_table
-from cuda2hip.match.engine import Engine
-from cuda2hip.match.rename import resolve_for
+from cuda2hip.api.tables import all_table_paths, load_table
+from cuda2hip.checks.api.rename import resolve_for
+from cuda2hip.engine.engine import Engine
+from cuda2hip.engine.frontends.registry import frontend
+from cuda2hip.lang.source import SourceText
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceText
 
 TABLES = HIPIFY_TABLES
 
@@ -115,7 +115,7 @@ def test_every_table_name_gets_one_finding_or_is_valid_hip(changes):
 def test_cudnn_rows_come_from_the_miopen_table_when_hipify_has_no_hipdnn_one(tmp_path):
     """HIPIFY rocm-7.0 dropped its hipDNN tables: the cuDNN names then come from the MIOpen table
     alone, with no HIP target and the MIOpen name as the roc one."""
-    from cuda2hip.hipify_tables import ROC_ONLY, library_rows, source_files
+    from cuda2hip.api.hipify_tables import ROC_ONLY, library_rows, source_files
 
     (tmp_path / ROC_ONLY["cudnn"]).write_text(
         "## **1. CUDNN Data types**\n\n"

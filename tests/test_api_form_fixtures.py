@@ -16,6 +16,8 @@ import pytest
 from conftest import FIXTURES, run_cli
 from migration_checks import assert_findings_are_the_rejected_lines, migrated_fixture
 
+pytestmark = pytest.mark.rules
+
 FIXTURE = FIXTURES / "api_forms"
 EXPECTED = FIXTURE / "output-rocm-5.2.hip"
 CODES = {"HIP131", "HIP132", "HIP133"}

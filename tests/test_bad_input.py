@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from cuda2hip.discover import discover
-from cuda2hip.match.engine import Engine
-from cuda2hip.frontends.foreign_text import foreign_text_reason
-from cuda2hip.runner import Mode, RunResult, run_files
+from cuda2hip.engine.engine import Engine
+from cuda2hip.lang.cxx.foreign_text import foreign_text_reason
+from cuda2hip.pipeline import Mode, RunResult, run_files
+from cuda2hip.project.discover import discover
 from cuda2hip.settings import Settings
 
 GOOD = "#include <cuda_runtime.h>\nvoid g(float* p) { cudaFree(p); }\n"
@@ -85,6 +85,7 @@ def _without_read_override():
     return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("mode", ["check", "fix", "output-dir"])
 def test_unreadable_file(tmp_path, mode):
     tree, bad = _tree(tmp_path, "secret.cu", GOOD.encode())
@@ -156,7 +157,7 @@ REAL_C = {
 
 
 def _reason(text: str) -> str | None:
-    from cuda2hip import parse as parsing
+    from cuda2hip.lang import parse as parsing
 
     data = text.encode()
     errors = parsing.error_nodes(parsing.parse("cuda", data), "cuda")
@@ -179,6 +180,7 @@ HARD_HEADERS = ("python3.11/", "curses.h", "openssl/core_dispatch.h", "__clang_c
                 "regerrs.h", "hip/")
 
 
+@pytest.mark.slow
 def test_system_headers_parse():
     """Headers of the machine (with error recovery, macros, fragments) count as C: a sample of
     every 7th plus the hardest ones (bench/README: all 10,330 pass)."""
@@ -209,6 +211,7 @@ def _corpus(tmp_path: Path, lines: int) -> Path:
     return tree
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_ctrl_c_leaves_no_partial_file(tmp_path, jobs):
     tree = _corpus(tmp_path, 60_000)

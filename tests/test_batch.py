@@ -232,6 +232,7 @@ def test_in_place_rename_findings_do_not_depend_on_worker_timing(tmp_path):
     assert '#include "k01.hip"' in (tree / "k00.hip").read_text()
 
 
+@pytest.mark.integration
 def test_benchmark_runs_in_one_command(tmp_path):
     """bench/run.py end to end on a small corpus (the README's figures come from the default
     250,000-line run)."""
@@ -311,7 +312,7 @@ RENAMES = {"src/main.cu": "src/main.hip", "src/impl/k.cu": "src/impl/k.hip", "to
     ("src/main.cu", 'const char* s = "impl/k.cu";', 'const char* s = "impl/k.cu";'),
 ])
 def test_includes_of_renamed_files(rel, line, expected):
-    from cuda2hip.output_tree import rewrite_includes
+    from cuda2hip.run.tree import rewrite_includes
 
     assert rewrite_includes(line.encode() + b"\n", rel, RENAMES) == expected.encode() + b"\n"
 
@@ -334,7 +335,7 @@ def test_includes_of_renamed_files(rel, line, expected):
     ("CMakeLists.txt", "set(X %.cu)", "set(X %.cu)"),  # not a pattern in CMake
 ])
 def test_build_files_follow_renames(rel, text, expected):
-    from cuda2hip.build_renames import rewrite_build_paths
+    from cuda2hip.run.build_renames import rewrite_build_paths
 
     language = "cmake" if rel.endswith("CMakeLists.txt") else "make"
     assert rewrite_build_paths(text.encode(), rel, RENAMES, language) == expected.encode()

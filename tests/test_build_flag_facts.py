@@ -14,6 +14,8 @@ import yaml
 
 from conftest import ROOT, not_installed
 
+pytestmark = pytest.mark.integration
+
 TABLE = ROOT / "rules" / "build" / "data" / "nvcc-flags.yaml"
 KERNEL = """#include <hip/hip_runtime.h>
 __global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }

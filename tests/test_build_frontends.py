@@ -7,7 +7,7 @@ import json
 
 from conftest import run_cli
 
-from cuda2hip.discover import discover
+from cuda2hip.project.discover import discover
 from cuda2hip.settings import Settings
 
 
@@ -95,7 +95,7 @@ def test_rules_listing_has_the_build_rules():
 
 
 def test_make_tokens_map_non_ascii_text_to_byte_offsets():
-    from cuda2hip.buildsys.tokens import make_tokens
+    from cuda2hip.lang.build.tokens import make_tokens
 
     data = "NVFLAGS = -O3 # é ü\n\tnvcc -arch=sm_80 ñ.cu\n".encode()
     tokens = make_tokens(data, 0, len(data))

@@ -20,6 +20,8 @@ import pytest
 
 from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FIXTURES, not_installed, run_cli
 
+pytestmark = pytest.mark.integration
+
 BUILD = FIXTURES / "build"
 CONFIG = BUILD / "cuda2hip.toml"  # adds the fixtures' cuRAND user rules (fixtures/build/rules)
 ARCH = "gfx90a"

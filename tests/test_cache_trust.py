@@ -92,7 +92,7 @@ def _db(tmp_path) -> Path:
 
 def _edit_values(tmp_path, change) -> int:
     """Apply `change` to the stored results (the sealed values of the store)."""
-    from cuda2hip.result_cache import unseal
+    from cuda2hip.run.cached import unseal
 
     con = sqlite3.connect(_db(tmp_path))
     rows = con.execute("SELECT key, value FROM store").fetchall()
@@ -124,7 +124,7 @@ def test_a_flipped_bit_in_a_cached_value_is_a_miss(project, tmp_path):
 def test_a_fixed_text_the_edits_do_not_give_is_never_written(project, tmp_path):
     # A value whose checksum is right but whose fixed text is not the file with the cached edits
     # applied (as a bug, or an entry made for other content, would give): recomputed.
-    from cuda2hip import result_cache
+    from cuda2hip.run import cached as result_cache
 
     (project / "main.cu").write_text(DIRTY)
     assert run_cli("fix", "--diff", "main.cu", cwd=project, env=_env(tmp_path)).returncode == 1
@@ -236,9 +236,10 @@ def _site_with_copies(tmp_path, modules) -> Path:
     ("tree_sitter_cmake", "CMakeLists.txt", "project(p LANGUAGES CXX CUDA)\n"),
     ("libcst", "k.py", "import cupy\nk = cupy.RawKernel(r'''__global__ void k() { cudaDeviceSynchronize(); }''', 'k')\n"),
     ("tree_sitter_cuda", "main.cu", DIRTY)])
-def test_a_parser_upgrade_gives_fresh_results(project, tmp_path, module, name, text):
+def test_a_parser_upgrade_gives_fresh_results(project, tmp_path, module, name, text, process):
     """Results were keyed by tree-sitter and tree-sitter-cuda only: after an upgrade of the
-    CMake, Make or Python parser, the results of the old one were served."""
+    CMake, Make or Python parser, the results of the old one were served. (A process: the
+    parsers are imported from another site.)"""
     from conftest import ROOT
 
     site = _site_with_copies(tmp_path, [module])
@@ -246,7 +247,7 @@ def test_a_parser_upgrade_gives_fresh_results(project, tmp_path, module, name, t
     env = {**_env(tmp_path), "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
 
     def hits() -> str:
-        r = run_cli("check", "--verbose", "--format", "concise", name, cwd=project, env=env)
+        r = process("check", "--verbose", "--format", "concise", name, cwd=project, env=env)
         assert r.returncode == 1, r.stdout + r.stderr
         return next(line for line in r.stderr.splitlines() if " hit" in line)
 

@@ -10,8 +10,8 @@ import pytest
 import tree_sitter as ts
 
 from conftest import FIXTURES, ROOT
-from cuda2hip import parse as parsing
-from cuda2hip.frontends import cuda
+from cuda2hip.engine.frontends import cuda
+from cuda2hip.lang import parse as parsing
 
 KINDS = frozenset({"identifier", "type_identifier", "field_identifier", "namespace_identifier",
                    "call_expression", "preproc_include", "function_definition", "declaration",
@@ -50,7 +50,7 @@ def test_walk_finds_what_the_query_captures(with_comments):
 
 def test_definitions_walk_finds_what_the_query_captures():
     """defined_names (a project's own names) also walks before it builds its query."""
-    from cuda2hip.match import defined_names
+    from cuda2hip.lang.cxx import definitions as defined_names
 
     sources = _sources()
     for path in sources:
@@ -64,7 +64,7 @@ def test_definitions_walk_finds_what_the_query_captures():
 def test_any_of_spellings_prefilter():
     """A pattern rule whose `any:` alternatives are all spelled out is skipped on files that hold
     none of them, and kept when one occurs."""
-    from cuda2hip.match.engine import Engine
+    from cuda2hip.engine.engine import Engine
     from cuda2hip.settings import Settings
 
     engine = Engine(Settings(select=("HIP304",), use_cache=False))
@@ -78,7 +78,7 @@ def test_any_of_spellings_prefilter():
 def test_dispatch_query_captures_the_definitions_and_the_same_nodes():
     """The frontend's dispatch query also captures the definitions (one pass over the tree):
     they are the nodes the definitions query captures, and the dispatch captures do not change."""
-    from cuda2hip.match import defined_names
+    from cuda2hip.lang.cxx import definitions as defined_names
 
     plain = cuda._dispatch_query(KINDS, True)
     combined = cuda._dispatch_query(KINDS, True, True)
@@ -99,7 +99,7 @@ def test_dispatch_query_captures_the_definitions_and_the_same_nodes():
 def test_prefilter_with_the_file_words_keeps_the_same_rules():
     """`RuleSet.active(data, words)` looks identifier-shaped literals up in the file's distinct
     words instead of its text: the same rules must be kept, literals inside longer words too."""
-    from cuda2hip.match.engine import Engine
+    from cuda2hip.engine.engine import Engine
     from cuda2hip.settings import Settings
 
     engine = Engine(Settings(select=("ALL",), use_cache=False))

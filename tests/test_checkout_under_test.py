@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+
+import pytest
 from pathlib import Path
 
 from conftest import ROOT
+
+pytestmark = pytest.mark.integration
 
 
 def test_a_started_process_imports_this_checkout(tmp_path):

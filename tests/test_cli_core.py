@@ -1,4 +1,4 @@
-"""End-to-end tests of `check` and `fix` as users run them (real processes, exit codes, files)."""
+"""End-to-end tests of `check` and `fix` as users run them (in process through click's CliRunner: exit codes, output, files)."""
 
 from __future__ import annotations
 
@@ -170,8 +170,8 @@ def test_missing_path(tmp_path):
 
 def test_unreadable_file(tmp_path, monkeypatch):
     # Runs in-process: CI runs as root, for whom permission bits do not stop a read.
-    from cuda2hip import nofollow
-    from cuda2hip.runner import Mode, run
+    from cuda2hip.system import nofollow
+    from cuda2hip.pipeline import Mode, run
     from cuda2hip.settings import Settings
 
     f = write(tmp_path / "locked.cu", DIRTY)

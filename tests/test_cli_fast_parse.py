@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from cuda2hip.cli_commands import group
-from cuda2hip.cli_options import CHECK, FIX, parse
+from cuda2hip.cli.group import group
+from cuda2hip.cli.options import CHECK, FIX, parse
 
 ACCEPTED = [
     ["check"],
@@ -75,7 +75,7 @@ def test_every_option_of_both_commands_is_covered():
 
 def test_a_plain_check_does_not_import_click(tmp_path):
     (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\n")
-    code = ("import sys\nfrom cuda2hip.cli import main\n"
+    code = ("import sys\nfrom cuda2hip.cli.commands import main\n"
             "try:\n    main(['check', '--format', 'concise', 'a.cu'])\nexcept SystemExit as e:\n    code = e.code\n"
             "print('CLICK', 'click' in sys.modules, code)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)

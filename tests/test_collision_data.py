@@ -11,6 +11,8 @@ import pytest
 
 from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_ROCM_HEADERS, ROCM_LIBRARY_INCLUDE, ROOT
 
+pytestmark = pytest.mark.integration
+
 DATA = ROOT / "rules" / "api" / "collisions"
 
 

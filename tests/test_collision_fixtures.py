@@ -30,6 +30,8 @@ import pytest
 
 from conftest import FIXTURES, release_params, run_cli
 
+pytestmark = pytest.mark.rules
+
 BASE = FIXTURES / "collisions"
 NAMES = sorted(p.name for p in BASE.iterdir() if (p / "input").is_dir())
 VARIANTS = {"default": ("expected", []), "unsafe": ("expected-unsafe", ["--unsafe-fixes"])}
@@ -140,6 +142,7 @@ def test_without_the_rules_the_output_does_not_compile(name, hipcc, tmp_path):
     assert re.search(r"redefinition of|is ambiguous|cannot overload", proc.stderr), proc.stderr
 
 
+@pytest.mark.integration
 def test_guarded_operators_mean_what_hips_members_do(tmp_path):
     """The operators HIP141 guards as safe give, as HIP's members, the same bits for every value
     tried (infinities, NaN, signed zeros, extremes), run on the host with hipcc."""

@@ -61,8 +61,8 @@ def test_probes_never_add_releases():
 
 
 def test_the_correction_reaches_the_row_and_hip102():
-    from cuda2hip.match.api_tables import ApiEntry
-    from cuda2hip.match.rename import resolve
+    from cuda2hip.api.tables import ApiEntry
+    from cuda2hip.checks.api.rename import resolve
 
     facts = {"releases": {}, "names": {},
              "probes": {**FACTS, "names": {"hipblasX_v2": {"6.4": ["name", ""], "7.2": ["name", "no member named"]}}}}

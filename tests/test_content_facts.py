@@ -9,7 +9,7 @@ import json
 import sqlite3
 import os
 
-from conftest import run_cli
+from conftest import run_process
 
 HEADER = "#pragma once\ninline int cudaMyHelper() { return 1; }\n"
 MAIN = '#include "helper.cuh"\nint use() { return cudaMyHelper(); }\n'
@@ -23,9 +23,10 @@ def _project(tmp_path):
 
 def _unknown_helper(tmp_path, env, *extra, edit: str) -> bool:
     """Whether `check main.cu` reports cudaMyHelper as an unknown CUDA name (main.cu edited
-    first, so that its own result is never the result cache's)."""
+    first, so that its own result is never the result cache's). A process of its own: what one
+    run left in the store is what the next one reads."""
     (tmp_path / "main.cu").write_text(MAIN + f"// {edit}\n")
-    res = run_cli("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
+    res = run_process("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
     assert res.returncode in (0, 1), res.stderr
     return any("cudaMyHelper" in f["message"] for f in json.loads(res.stdout)["findings"])
 
@@ -34,8 +35,8 @@ class _Entry:
     """A fact in the store (store.py) of the tests' cache folder, read and written directly."""
 
     def __init__(self, tmp_path, kind: str, data: bytes):
-        from cuda2hip import store
-        from cuda2hip.digest import blake2b
+        from cuda2hip.cache import store
+        from cuda2hip.cache.digest import blake2b
 
         self.db = tmp_path / "cache" / store.DB_NAME
         self.key = store.key("fact", kind, blake2b(data, digest_size=16).digest())
@@ -62,7 +63,7 @@ def _definitions_entry(tmp_path):
 def _plant(entry, names: list[bytes]) -> None:
     import msgspec
 
-    from cuda2hip.result_cache import seal
+    from cuda2hip.run.cached import seal
 
     entry.write_bytes(seal(msgspec.msgpack.encode(names)))
 
@@ -110,7 +111,7 @@ def test_what_a_header_needs_and_includes_is_read_from_the_store(tmp_path):
     the file need its own include."""
     import msgspec
 
-    from cuda2hip.result_cache import seal
+    from cuda2hip.run.cached import seal
 
     (tmp_path / "k.cuh").write_text("#pragma once\n__global__ void k(float* x);\n")
     main = '#include "k.cuh"\nvoid run(float* x) { k<<<1, 1>>>(x); }\n'
@@ -118,13 +119,13 @@ def test_what_a_header_needs_and_includes_is_read_from_the_store(tmp_path):
 
     def runtime_missing(edit: str, *extra) -> bool:
         (tmp_path / "main.cu").write_text(main + f"// {edit}\n")
-        res = run_cli("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
+        res = run_process("check", "--format", "json", *extra, "main.cu", cwd=tmp_path, env=env)
         assert res.returncode in (0, 1), res.stderr
         return any(f["code"] == "HIP121" for f in json.loads(res.stdout)["findings"])
 
     assert not runtime_missing("1")
-    from cuda2hip import store
-    from cuda2hip.result_cache import unseal
+    from cuda2hip.cache import store
+    from cuda2hip.run.cached import unseal
 
     def runtime_fact(value: bytes) -> bool:  # (need, includes): a pair, where results have 7 fields
         got = unseal(value)

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT
-from cuda2hip import parse as parsing
-from cuda2hip.frontends.cuda import _WORDS, _nodes_spelled, capture
-from cuda2hip.match.context import FileContext
+from cuda2hip.engine.context import FileContext
+from cuda2hip.engine.frontends.cuda import _WORDS, _nodes_spelled, capture
+from cuda2hip.lang import parse as parsing
+from cuda2hip.lang.source import SourceText
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceText
 
 TERMS = 100_000
 
@@ -42,6 +42,7 @@ def _cpu_bounded(args, cwd: Path, cpu_seconds: float) -> tuple[subprocess.Comple
     return r, cpu
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["sum", "nested"])
 def test_deep_expressions_are_checked_and_fixed_in_bounded_time(tmp_path, shape):
     text = _sum(TERMS) if shape == "sum" else _nested(TERMS // 2)
@@ -101,7 +102,7 @@ def _cpu_of(args, cwd: Path) -> float:
     import io
     import time
 
-    from cuda2hip.cli import main
+    from cuda2hip.cli.commands import main
 
     best = float("inf")
     for _ in range(2):

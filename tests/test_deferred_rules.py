@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from cuda2hip import store
-from cuda2hip.match.engine import Deferred, Engine
-from cuda2hip.runner import Mode, run
+from cuda2hip.cache import store
+from cuda2hip.cache.store import DB_NAME as STORE
+from cuda2hip.engine.engine import Deferred, Engine
+from cuda2hip.pipeline import Mode, run
 from cuda2hip.settings import Settings
-from cuda2hip.store import DB_NAME as STORE
 
 BARRIER = """\
 __global__ void k(float* a) {
@@ -62,7 +62,7 @@ def test_results_from_the_result_cache_compile_no_rule(tmp_path, monkeypatch):
     """A run whose files' results all come from the result cache compiles no file rule: rules
     that need no word are deferred too (their pre-filter data is cached as well), and the
     header scope check (HIP005) compiles the engine's diagnostics only."""
-    from cuda2hip.match.engine import LOCAL_HEADER_NOT_MIGRATED
+    from cuda2hip.engine.engine import LOCAL_HEADER_NOT_MIGRATED
 
     monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
     (tmp_path / "defs.cuh").write_text("#include <cuda_runtime.h>\ninline void g(float* p) { cudaFree(p); }\n")
@@ -103,7 +103,7 @@ def test_rule_caches_follow_the_content_of_rule_files(tmp_path, monkeypatch):
     restoring the mtime) still changes the result: the caches are keyed by content."""
     import os
 
-    from cuda2hip import content_keys
+    from cuda2hip.cache import keys as content_keys
 
     monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setattr(content_keys, "RACY_S", 0.0)  # trust remembered hashes at once
@@ -178,8 +178,8 @@ def test_predicate_requires_words_occur_in_every_case_that_fires():
     `invalid` case of a built-in rule using it must hold one of the words."""
     import msgspec
 
-    from cuda2hip.match.engine import load_all_rules
-    from cuda2hip.match.predicates import predicate_requires
+    from cuda2hip.engine.engine import load_all_rules
+    from cuda2hip.engine.predicates import predicate_requires
 
     checked = 0
     for rule in load_all_rules(Settings(use_cache=False)):

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from cuda2hip.match.plugins.device_functions import polyfills
+from cuda2hip.checks.api.device_functions import polyfills
 
 CXX = shutil.which("g++") or shutil.which("c++")
 

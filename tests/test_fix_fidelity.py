@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, given, settings as hsettings
 from hypothesis import strategies as st
 
 from conftest import ROOT
+from cuda2hip.engine.engine import Engine
 from cuda2hip.findings import Applicability, Edit, Finding, Fix, Severity
 from cuda2hip.fix.apply import Change
 from cuda2hip.fix.loop import FixOutcome, Pass
-from cuda2hip.match.engine import Engine
+from cuda2hip.lang.source import SourceText
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceText
 from fidelity import Report, check_file, check_outcome, corpus_roots, source_files
 
 SAMPLE = None if os.environ.get("CUDA2HIP_FIDELITY") == "all" else 100
@@ -73,6 +73,7 @@ def _check_corpus(name: str, engine_and_settings) -> Report:
     return report
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["cub", "thrust", "real-world"])
 def test_fix_accounts_for_every_change_on_real_code(name, engine_and_settings):
     report = _check_corpus(name, engine_and_settings)

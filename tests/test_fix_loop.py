@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import msgspec
 
+from cuda2hip.engine.engine import Engine, load_all_rules
+from cuda2hip.engine.frontends.cuda import CudaFrontend
 from cuda2hip.findings import Applicability, Edit, Fix
 from cuda2hip.fix.apply import apply_edits, choose_fixes
 from cuda2hip.fix.loop import allowed_applicabilities
-from cuda2hip.frontends.cuda import CudaFrontend
-from cuda2hip.match.engine import Engine, load_all_rules
+from cuda2hip.lang.source import SourceText
+from cuda2hip.results import Mode
+from cuda2hip.run.files import process_file
+from cuda2hip.project.discover import SourceFile
 from cuda2hip.rulebook.schema import Rule
-from cuda2hip.runner import process_file, Mode
-from cuda2hip.discover import SourceFile
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceText
 
 
 def fx(*edits):

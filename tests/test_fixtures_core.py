@@ -9,6 +9,8 @@ import pytest
 
 from conftest import FIXTURES, release_params, run_cli
 
+pytestmark = pytest.mark.rules
+
 # name -> CUDA input (the README's example doubles as the vector-add fixture)
 INPUTS = {
     "vector_add": FIXTURES.parent / "examples" / "vector_add" / "vector_add.cu",

@@ -11,6 +11,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.integration
+
 HIDER = ROOT / "tests" / "harness" / "without_test_deps.py"
 PROBE = ("import shutil, pathlib; print(shutil.which('git'), pathlib.Path('/usr/share/git-core').is_dir() "
          "and any(pathlib.Path('/usr/share/git-core').iterdir()))")

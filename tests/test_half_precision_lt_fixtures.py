@@ -17,6 +17,8 @@ import yaml
 from conftest import FETCH_RELEASE_HEADERS, FIXTURES, RELEASE_HEADERS, ROOT, run_cli
 from migration_checks import release_errors
 
+pytestmark = pytest.mark.rules
+
 SRC = FIXTURES / "migrate"
 EXPECTED = SRC / "expected"
 

@@ -14,6 +14,8 @@ import pytest
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.integration
+
 FORMS = ROOT / "rules" / "api" / "data" / "forms"
 GENERATOR = ROOT / "tools" / "generate_hip_forms.py"
 

@@ -93,15 +93,15 @@ def _checked(project) -> str:
 def test_a_configuration_in_a_folder_others_can_write_is_not_read(tmp_path, name):
     """Like /tmp: anyone may put a cuda2hip.toml or pyproject.toml there, above every project
     below it. It was read, and decided the rules and the excludes of the run."""
-    shared = tmp_path / "shared"
-    shared.mkdir()
-    os.chmod(shared, 0o1777)
-    (shared / name).write_text(HIDE_ALL if name == "pyproject.toml" else 'select = ["HIP999"]\n')
-    project = shared / "work"
+    open_to_all = tmp_path / "open_to_all"
+    open_to_all.mkdir()
+    os.chmod(open_to_all, 0o1777)
+    (open_to_all / name).write_text(HIDE_ALL if name == "pyproject.toml" else 'select = ["HIP999"]\n')
+    project = open_to_all / "work"
     project.mkdir()
     out = _checked(project)
     assert "HIP101" in out, out
-    assert f"not reading {shared / name}" in out and "other users can write" in out, out
+    assert f"not reading {open_to_all / name}" in out and "other users can write" in out, out
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="giving a folder to another user needs root")

@@ -136,8 +136,8 @@ def test_backtracking_regex_that_re2_cannot_take_is_refused_at_load(tmp_path, ru
 
 OTHER_KINDS = f"""
 import msgspec
-from cuda2hip.buildsys.kinds import CMakeCommandRule
-from cuda2hip.python.kinds.env import EnvironmentRule
+from cuda2hip.checks.build.cmake_kinds import CMakeCommandRule
+from cuda2hip.checks.python.env import EnvironmentRule
 from cuda2hip.rulebook.schema import Rule
 from cuda2hip.settings import Settings
 

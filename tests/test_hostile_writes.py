@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from cuda2hip import runner
-from cuda2hip.match.engine import Engine
-from cuda2hip.runner import Mode, run
+from cuda2hip.engine.engine import Engine
+from cuda2hip.pipeline import Mode, run
+from cuda2hip.run import files as runner
 from cuda2hip.settings import Settings
 
 DIRTY = "#include <cuda_runtime.h>\nvoid f(float* p) { cudaFree(p); }\n"
@@ -97,7 +97,7 @@ def test_an_edit_saved_while_fix_works_on_the_file_is_kept(tmp_path, monkeypatch
 
 
 def test_an_edit_saved_after_a_cache_hit_is_kept(tmp_path, monkeypatch):
-    from cuda2hip.result_cache import ResultCache
+    from cuda2hip.run.cached import ResultCache
 
     tree = _tree(tmp_path, 1)
     victim = tree / "f00.cu"
@@ -156,7 +156,7 @@ def test_report_parent_outside_the_working_tree_is_not_created(tmp_path, command
 
 KILLED_WRITE = """
 import os, sys, time
-from cuda2hip import writeback
+from cuda2hip.fix import writeback
 os.rename = os.replace = lambda *args, **kw: time.sleep(600)  # killed before the rename
 writeback.atomic_write(sys.argv[1], b"half of the new content")
 """
@@ -192,7 +192,7 @@ def test_temp_files_of_a_killed_run_are_never_copied_and_are_cleaned(tmp_path):
 
 
 def test_temp_files_of_a_running_process_are_left_alone(tmp_path):
-    from cuda2hip.writeback import remove_stale_temps, temp_prefix
+    from cuda2hip.fix.writeback import remove_stale_temps, temp_prefix
 
     mine = tmp_path / f"{temp_prefix('a.cu')}x1y2z3.cuda2hip-tmp"  # this process: alive
     mine.write_text("being written")

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 
-from cuda2hip.config import build_settings
-from cuda2hip.in_memory import check_text, fix_text
-from cuda2hip.match.engine import Engine
+from cuda2hip.engine.engine import Engine
+from cuda2hip.project.config import build_settings
 from cuda2hip.report import baseline as baselines
+from cuda2hip.run.in_memory import check_text, fix_text
 
 from conftest import run_cli
 

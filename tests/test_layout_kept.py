@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from conftest import run_cli
-from cuda2hip.source import SourceError, SourceText
+from cuda2hip.lang.source import SourceError, SourceText
 
 CR_ONLY = (b"#include <cuda_runtime.h>\r// allocate and free\r"
            b"void f(float* p) {\r  cudaMalloc(&p, 4);\r  cudaFree(p);\r}\r")

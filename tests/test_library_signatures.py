@@ -16,10 +16,10 @@ import msgspec
 import pytest
 
 from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_ROCM_HEADERS, ROCM_LIBRARY_INCLUDE, ROOT
-from cuda2hip.frontends.registry import frontend
-from cuda2hip.match.engine import Engine
+from cuda2hip.engine.engine import Engine
+from cuda2hip.engine.frontends.registry import frontend
+from cuda2hip.lang.source import SourceText
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceText
 
 sys.path.insert(0, str(ROOT / "tools"))
 from generate_signature_data import Types, compare  # noqa: E402
@@ -133,6 +133,7 @@ def test_a_different_result_type_is_a_difference():
     assert got == ["differs", "it returns `int` in cuBLAS, `rocblas_status` in rocBLAS"]
 
 
+@pytest.mark.integration
 def test_signature_data_matches_the_headers():
     """The committed verdicts are what the real headers give (needs both fetched header trees,
     clang++-15 and hipcc)."""

@@ -17,6 +17,9 @@ from pygls.exceptions import JsonRpcException
 
 from lsp_support import Editor, start, stop
 
+# a real client drives `cuda2hip lsp`, a process of its own, over stdio
+pytestmark = pytest.mark.integration
+
 # The async tests share the event loop of the module's servers.
 on_module_loop = pytest.mark.asyncio(loop_scope="module")
 
@@ -115,7 +118,7 @@ async def test_make_and_python_files(vscode: Editor):
 
 @on_module_loop
 async def test_hover_shows_the_rule_docs(vscode: Editor, tmp_path):
-    from cuda2hip.match.engine import load_all_rules
+    from cuda2hip.engine.engine import load_all_rules
     from cuda2hip.rulebook.docs import rule_markdown
     from cuda2hip.settings import Settings
 

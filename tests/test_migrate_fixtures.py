@@ -42,6 +42,8 @@ from conftest import (CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_RELEASE_HE
 from hip_toolchains import MODERN
 from migration_checks import ERROR_AT, newer_hip_names, release_errors, unreported_tokens
 
+pytestmark = pytest.mark.rules
+
 SRC = FIXTURES / "migrate"
 EXPECTED = SRC / "expected"
 SYSTEM_INCLUDE = Path("/usr/include")

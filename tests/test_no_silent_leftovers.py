@@ -13,6 +13,8 @@ import pytest
 from conftest import CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FIXTURES, run_cli
 from migration_checks import cuda_tokens, unreported_tokens
 
+pytestmark = pytest.mark.rules
+
 TREE = FIXTURES / "tree"
 
 

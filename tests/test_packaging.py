@@ -7,7 +7,11 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
 from conftest import ROOT
+
+pytestmark = pytest.mark.integration
 
 
 def test_wheel_ships_every_rule_file_and_template(tmp_path):

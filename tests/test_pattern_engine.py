@@ -5,13 +5,13 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from cuda2hip import parse as parsing
-from cuda2hip.frontends.cuda import CudaFrontend
-from cuda2hip.match.engine import Engine
-from cuda2hip.match.pattern import Pattern, PatternError
+from cuda2hip.engine.engine import Engine
+from cuda2hip.engine.frontends.cuda import CudaFrontend
+from cuda2hip.engine.pattern import Pattern, PatternError
+from cuda2hip.lang import parse as parsing
+from cuda2hip.lang.source import SourceText
 from cuda2hip.rulebook.schema import Rule
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceText
 
 
 def nodes_of(code: str, kind: str):
@@ -144,7 +144,7 @@ def test_rules_also_run_inside_macro_bodies():
 
 
 def test_unknown_kind_and_predicate_are_compile_errors():
-    from cuda2hip.match.compiled import RuleCompileError
+    from cuda2hip.engine.compiled import RuleCompileError
 
     with pytest.raises(RuleCompileError, match="not a node kind"):
         Engine(Settings(select=("TST001",), use_cache=False), rules=[_rule(rule={"kind": "no_such_kind"})]).compiled
@@ -187,7 +187,7 @@ def test_callee_index_hands_a_predicate_only_the_calls_it_declared(monkeypatch):
 
 
 def test_callee_index_by_name_finds_the_calls_the_per_call_index_finds(monkeypatch):
-    from cuda2hip.match import engine as engine_mod
+    from cuda2hip.engine import engine as engine_mod
 
     seen = []
 
@@ -230,7 +230,7 @@ void f() {
 
 
 def predicate_for_test(monkeypatch, name, **kw):
-    from cuda2hip.match import predicates
+    from cuda2hip.engine import predicates
 
     monkeypatch.setattr(predicates, "_PREDICATES", dict(predicates._PREDICATES))
     monkeypatch.setattr(predicates, "_CALLEES", dict(predicates._CALLEES))

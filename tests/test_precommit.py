@@ -19,7 +19,7 @@ import pytest
 
 from conftest import ROOT, not_installed
 
-pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason=not_installed("git", "git"))
+pytestmark = [pytest.mark.integration, pytest.mark.skipif(shutil.which("git") is None, reason=not_installed("git", "git"))]
 
 FINDINGS = "#include <cuda_runtime.h>\nvoid f(float* p) { cudaMalloc(&p, 16); cudaFree(p); }\n"
 CLEAN = "#include <hip/hip_runtime.h>\nvoid f(float* p) { hipMalloc(&p, 16); hipFree(p); }\n"

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cuda2hip.frontends.cuda import distinct_words
-from cuda2hip.match.prefilter import IDENTIFIER, LiteralFilter
+from cuda2hip.engine.frontends.cuda import distinct_words
+from cuda2hip.engine.prefilter import IDENTIFIER, LiteralFilter
 
 LITERALS = st.sampled_from(["cuda", "cudaMalloc", "Malloc", "x", "__syncthreads", "<<<", "::", "warpSize",
                             "a$b", "threadIdx"])

@@ -30,6 +30,8 @@ import pytest
 from conftest import (CUDA_LIBRARY_INCLUDE, FETCH_CUDA_HEADERS, FETCH_ROCM_HEADERS, FIXTURES, ROCM_LIBRARY_INCLUDE,
                       release_params, run_cli)
 
+pytestmark = pytest.mark.rules
+
 PREPROC = FIXTURES / "preproc"
 PROJECTS = ("runtime_include", "feature_macros")
 UPDATE = os.environ.get("CUDA2HIP_UPDATE_FIXTURES") == "1"

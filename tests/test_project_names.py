@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from cuda2hip.match.engine import Engine
-from cuda2hip.runner import PARALLEL_THRESHOLD, Mode, run
+from cuda2hip.engine.engine import Engine
+from cuda2hip.pipeline import Mode, run
+from cuda2hip.run.workers import PARALLEL_THRESHOLD
 from cuda2hip.settings import Settings
 
 COMMON = """#pragma once

@@ -17,6 +17,8 @@ import pytest
 
 from conftest import AT_EVERY_RELEASE, FIXTURES, ROOT, run_cli
 
+pytestmark = pytest.mark.rules
+
 PY_FIXTURES = FIXTURES / "python"
 NAMES = sorted(p.name for p in PY_FIXTURES.iterdir() if (p / "input.py").is_file())
 HIP_INCLUDE = Path("/usr/include/hip")
@@ -207,7 +209,7 @@ def test_check_reports_nothing_for_unrelated_python(tmp_path):
 def test_pre_commit_style_single_file_run_does_not_import_libcst(tmp_path):
     """A run over C++ files only never loads libcst."""
     (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\n")
-    code = ("import sys\nfrom cuda2hip.cli import main\n"
+    code = ("import sys\nfrom cuda2hip.cli.commands import main\n"
             "try:\n    main(['check', 'a.cu'])\nexcept SystemExit:\n    pass\n"
             "print('LIBCST', 'libcst' in sys.modules)\n")
     r = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True)

@@ -8,12 +8,12 @@ import ast
 import libcst
 import pytest
 
+from cuda2hip.engine.engine import Engine
+from cuda2hip.engine.frontends.registry import frontend
 from cuda2hip.findings import Applicability
-from cuda2hip.frontends.registry import frontend
-from cuda2hip.match.engine import Engine
-from cuda2hip.python.literals import LiteralSyntax, TextMap, decode_into, encode_for, split_literal
+from cuda2hip.lang.python.literals import LiteralSyntax, TextMap, decode_into, encode_for, split_literal
+from cuda2hip.lang.source import SourceText
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceText
 
 ALL = frozenset({Applicability.SAFE, Applicability.UNSAFE})
 

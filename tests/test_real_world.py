@@ -25,6 +25,8 @@ from realworld import config, harness  # noqa: E402
 import real_world  # noqa: E402
 from hip_toolchains import RELEASES  # noqa: E402
 
+pytestmark = pytest.mark.integration
+
 SOURCES, CODEBASES = config.load()
 FETCH = "python bench/real_world.py --fetch-only"
 

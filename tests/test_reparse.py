@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 from conftest import FIXTURES, ROOT
-from cuda2hip import parse as parsing
+from cuda2hip.engine.engine import Engine
+from cuda2hip.engine.frontends.cuda import CudaFrontend
 from cuda2hip.findings import Applicability, Edit
 from cuda2hip.fix.apply import Change, apply_edits, apply_edits_tracked, apply_fixes_tracked, choose_fixes
-from cuda2hip.frontends.cuda import CudaFrontend
-from cuda2hip.match.engine import Engine
+from cuda2hip.lang import parse as parsing
+from cuda2hip.lang.source import SourceText
 from cuda2hip.rulebook.loader import RuleSource, builtin_rules_dir, load_rules
 from cuda2hip.settings import Settings
-from cuda2hip.source import SourceText
 
 ALL = frozenset({Applicability.SAFE, Applicability.UNSAFE})
 

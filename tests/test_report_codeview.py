@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from cuda2hip.findings import Applicability, Edit, Finding, Fix, Severity
+from cuda2hip.lang.source import SourceText
 from cuda2hip.report import codeview, html_data
-from cuda2hip.source import SourceText
 
 
 def _finding(src: SourceText, needle: str, fix: Fix | None = None) -> Finding:

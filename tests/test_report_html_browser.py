@@ -13,6 +13,8 @@ import pytest
 from conftest import not_installed, run_cli
 from report_helpers import SELECT, copy_project
 
+pytestmark = pytest.mark.integration
+
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]

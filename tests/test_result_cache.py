@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, run_cli
-from cuda2hip import runner
-from cuda2hip.match.engine import Engine
-from cuda2hip.runner import Mode, run
+from cuda2hip.engine.engine import Engine
+from cuda2hip.pipeline import Mode, run
+from cuda2hip.run import files as runner
 from cuda2hip.settings import Settings
 
 GOOD = "#include <cuda_runtime.h>\nvoid g(float* p) { cudaFree(p); }\n"
@@ -139,7 +139,7 @@ def test_a_changed_rule_file_invalidates(tree, analysed, tmp_path):
 def test_a_corrupt_cache_only_costs_speed(tree, analysed, tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
-    from cuda2hip.store import DB_NAME
+    from cuda2hip.cache.store import DB_NAME
 
     (cache / DB_NAME).write_bytes(b"this is not a database" * 100)
     first = _check()
@@ -209,8 +209,9 @@ def test_fixed_findings_from_a_worker_are_decoded_when_read():
     import msgspec
 
     from cuda2hip.findings import Edit, Finding, Fix, Applicability, Severity
-    from cuda2hip.result_cache import Entry, count_encoded, decode_entry_head, encode_entry
-    from cuda2hip.runner import FileResult
+    from cuda2hip.findings import count_encoded
+    from cuda2hip.run.cached import Entry, decode_entry_head, encode_entry
+    from cuda2hip.results import FileResult
 
     for n in (0, 1, 15, 16, 300, 70000):
         assert count_encoded(msgspec.msgpack.encode(list(range(n)))) == n
@@ -282,8 +283,8 @@ def test_the_caches_of_one_check_share_one_database_connection(tree, monkeypatch
     connect and its PRAGMAs). Both caches' results land: a second run is served by them."""
     import sqlite3
 
-    from cuda2hip import store
-    from cuda2hip.result_cache import unseal
+    from cuda2hip.cache import store
+    from cuda2hip.run.cached import unseal
 
     (tree / "k.cuh").write_text("#pragma once\n#include <cuda_runtime.h>\ninline void r(float* p) { cudaFree(p); }\n")
     (tree / "f0.cu").write_text('#include "k.cuh"\nvoid use(float* p) { r(p); }\n')
@@ -313,7 +314,7 @@ def test_a_check_reads_a_header_its_files_share_once(tree, monkeypatch):
     """Five files include the same header (which includes another): a check reads each header
     once for the whole run, not for each file and each analysis that follows includes; a fix
     (which may rewrite a header mid-run) reads them as it goes. The findings are the same."""
-    from cuda2hip import include_graph
+    from cuda2hip.lang.cxx import includes as include_graph
 
     (tree / "inner.cuh").write_text("#pragma once\n#define INNER 1\n")
     (tree / "k.cuh").write_text('#pragma once\n#include "inner.cuh"\n#include <cuda_runtime.h>\n'

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from cuda2hip.match.engine import load_all_rules
+from cuda2hip.engine.engine import load_all_rules
+from cuda2hip.engine.rule_tests import run_case
 from cuda2hip.settings import Settings
-from cuda2hip.testing import run_case
+
+pytestmark = pytest.mark.rules
 
 RULES = load_all_rules(Settings(use_cache=False))
 CASES = [

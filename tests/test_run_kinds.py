@@ -7,11 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import FIXTURES, ROOT
-from cuda2hip import parse as parsing
-from cuda2hip import runner
-from cuda2hip.discover import SourceFile
-from cuda2hip.frontends import cuda
-from cuda2hip.match.engine import Engine
+from cuda2hip.engine.engine import Engine
+from cuda2hip.engine.frontends import cuda
+from cuda2hip.lang import parse as parsing
+from cuda2hip.results import SourceFile
+from cuda2hip.run import workers as runner
 from cuda2hip.settings import Settings
 
 

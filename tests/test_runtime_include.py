@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from conftest import AT_EVERY_RELEASE, ROOT, run_cli
-from cuda2hip.match.include_layout import scan
+from cuda2hip.lang.cxx.preprocessor.layout import scan
 
 RULE = yaml.safe_load((ROOT / "rules" / "api" / "hip-runtime-include.yaml").read_text())
 RUNTIME_FIRST = RULE["params"]["needs_runtime_first"]

@@ -7,8 +7,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cuda2hip.match import runtime_include, scanners
-from cuda2hip.match.scanners import scanner
+from cuda2hip.checks.api import runtime_include
+from cuda2hip.engine import scanners
+from cuda2hip.engine.scanners import scanner
 
 PATTERNS = [runtime_include._DEVICE_SYNTAX, runtime_include._API_NAME, runtime_include._API_SYNTAX]
 PIECES = st.sampled_from([b"threadIdx", b"__global__", b"<<<", b"cudaMalloc", b"hipFree", b"float4", b"dim3",

@@ -27,6 +27,8 @@ import pytest
 
 from conftest import FIXTURES, ROOT, run_cli
 
+pytestmark = pytest.mark.rules
+
 SEMANTIC = FIXTURES / "semantic"
 HARNESS = ROOT / "tests" / "harness" / "warp_sync_rocm62.h"
 NAMES = sorted(p.name for p in SEMANTIC.iterdir() if (p / "input.cu").is_file())

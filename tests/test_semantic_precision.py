@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.rules
+
 ROOT = Path(__file__).resolve().parent.parent
 spec = importlib.util.spec_from_file_location("semantic_precision", ROOT / "tools" / "semantic_precision.py")
 sp = importlib.util.module_from_spec(spec)

@@ -9,7 +9,9 @@ import json
 import pytest
 
 from conftest import AT_EVERY_RELEASE
-from cuda2hip.match.plugins.streams import DEFAULT_STREAM_FLAGS, hip_default_stream_flag
+from cuda2hip.checks.streams.streams import DEFAULT_STREAM_FLAGS, hip_default_stream_flag
+
+pytestmark = pytest.mark.rules
 
 COPY = """#include <cuda_runtime.h>
 void upload(float* d, const float* h, size_t n) {

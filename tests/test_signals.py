@@ -23,7 +23,7 @@ def test_a_ctrl_c_while_the_check_sets_up_ends_it_as_interrupted(args):
     """In the caller's own process too: a Ctrl-C before the files are read (the settings, the
     rules) ended with a traceback, not with "interrupted" and 130; and a command line that only
     click parses (`-vj1`) ended a Ctrl-C with click's "Aborted!" and 1."""
-    code = ("import cuda2hip.cli as cli\n"
+    code = ("import cuda2hip.cli.commands as cli\n"
             "def settings(opts):\n"
             "    raise KeyboardInterrupt\n"
             "cli._settings = settings\n"

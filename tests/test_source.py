@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cuda2hip.source import SourceError, SourceText
+from cuda2hip.lang.source import SourceError, SourceText
 
 
 def test_positions_count_code_points_and_round_trip():

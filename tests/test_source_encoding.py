@@ -16,7 +16,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conftest import run_cli
-from cuda2hip.source import SourceError, SourceText
+from cuda2hip.lang.source import SourceError, SourceText
 
 # A 0x92 apostrophe, 0x93/0x94 quotes and an e-acute, as editors on Windows write them.
 CP1252 = (b"// Don\x92t edit: caf\xe9 \x93quoted\x94\n#include <cuda_runtime.h>\n"

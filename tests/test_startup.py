@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from conftest import ROOT
-from cuda2hip.lazy_regex import LazyRegex
+from cuda2hip.lang.lazy_regex import LazyRegex
 
 
 @pytest.mark.parametrize("command", ["check", "fix"])
@@ -22,7 +22,7 @@ def test_single_file_run_does_not_import_dataclasses(command, tmp_path):
     (tmp_path / "a.cu").write_text("#include <cuda_runtime.h>\n__global__ void k(float* p) { p[threadIdx.x] = 0; }\n"
                                    "void f(float* p) { cudaMalloc(&p, 4); k<<<1, 1>>>(p); }\n")
     # (the interpreter's site may have imported some of them already: only the run's own count)
-    code = ("import sys\nbefore = set(sys.modules)\nfrom cuda2hip.cli import main\n"
+    code = ("import sys\nbefore = set(sys.modules)\nfrom cuda2hip.cli.commands import main\n"
             f"try:\n    main(['{command}', '--no-cache', 'a.cu'])\nexcept SystemExit:\n    pass\n"
             "print('LOADED', sorted({'dataclasses', 'click'} & (set(sys.modules) - before)))\n")
     env = dict(os.environ, PYTHONPATH=str(ROOT))

@@ -17,6 +17,8 @@ from conftest import FIXTURES, run_cli
 from hip_toolchains import MODERN
 from migration_checks import assert_findings_are_the_rejected_lines, migrated_fixture
 
+pytestmark = pytest.mark.rules
+
 FIXTURE = FIXTURES / "type_forms"
 EXPECTED = FIXTURE / "output-rocm-5.2.hip"
 CODES = {"HIP134", "HIP135", "HIP136", "HIP137", "HIP138", "HIP139"}

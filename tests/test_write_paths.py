@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from conftest import run_cli
-from cuda2hip import runner
-from cuda2hip.match.engine import Engine
-from cuda2hip.runner import Mode, run
+from cuda2hip.engine.engine import Engine
+from cuda2hip.pipeline import Mode, run
+from cuda2hip.run import files as one_file
+from cuda2hip.run import workers
 from cuda2hip.settings import Settings
 
 DIRTY = "#include <cuda_runtime.h>\nvoid f(float* p) { cudaFree(p); }\n"
@@ -39,7 +40,7 @@ def _tree(tmp_path: Path, n: int) -> Path:
 
 def _run_with(tmp_path, monkeypatch, jobs, when, what) -> tuple:
     """Fix the tree, doing `what()` once `when` (an item's name, 'read' or 'write') comes."""
-    real = runner.analyse if when == "write" else runner.process_one
+    real = one_file.analyse if when == "write" else workers.process_one
     done = []
 
     if when == "write":
@@ -48,13 +49,13 @@ def _run_with(tmp_path, monkeypatch, jobs, when, what) -> tuple:
             if item.path.name == "a.cu" and mode is Mode.FIX and not done:
                 done.append(what())
             return entry
-        monkeypatch.setattr(runner, "analyse", spy)
+        monkeypatch.setattr(one_file, "analyse", spy)
     else:
-        def spy(item, mode, settings, engine, plan=None):
+        def spy(item, mode, settings, engine, plan=None, *rest):
             if item.path.name == "a.cu" and mode is Mode.FIX and not done:
                 done.append(what())
-            return real(item, mode, settings, engine, plan)
-        monkeypatch.setattr(runner, "process_one", spy)
+            return real(item, mode, settings, engine, plan, *rest)
+        monkeypatch.setattr(workers, "process_one", spy)
     monkeypatch.chdir(tmp_path)
     settings = Settings(root=tmp_path, jobs=jobs, use_cache=False)
     return run(["tree"], settings, Mode.FIX, Engine(settings)), done
@@ -114,15 +115,15 @@ def test_a_file_that_became_a_fifo_or_a_device_after_the_walk_is_skipped(tmp_pat
         else:
             os.mknod(victim, stat.S_IFCHR | 0o666, os.makedev(1, 5))  # what /dev/zero is
 
-    real = runner.process_one
+    real = workers.process_one
     done = []
 
-    def spy(item, m, settings, engine, plan=None):
+    def spy(item, m, settings, engine, plan=None, *rest):
         if item.path.name == "a.cu" and not done:
             done.append(replace())
-        return real(item, m, settings, engine, plan)
+        return real(item, m, settings, engine, plan, *rest)
 
-    monkeypatch.setattr(runner, "process_one", spy)
+    monkeypatch.setattr(workers, "process_one", spy)
     monkeypatch.chdir(tmp_path)
     settings = Settings(root=tmp_path, jobs=1, use_cache=False)
 

@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from header_decls import Headers, clang_cxx, hipcc_host  # noqa: E402
 
-from cuda2hip.match.api_tables import all_table_paths, load_table  # noqa: E402
-from cuda2hip.match.rename import resolve  # noqa: E402
+from cuda2hip.api.tables import all_table_paths, load_table  # noqa: E402
+from cuda2hip.checks.api.rename import resolve  # noqa: E402
 
 OUT = ROOT / "rules" / "api" / "collisions"
 CUDA_INCLUDE = [Path("/usr/local/cuda/include"), ROOT / ".cache" / "cuda-library-headers" / "include"]

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cuda2hip.hipify_tables import LIBRARIES, library_rows  # noqa: E402
+from cuda2hip.api.hipify_tables import LIBRARIES, library_rows  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
 from rocm_headers.corrections import FACTS, apply, load_facts  # noqa: E402

@@ -27,7 +27,7 @@ def _source(rule) -> str:
 def pages() -> dict[str, str]:
     """File name -> content of every page (built-in rules only, opt-in ones included)."""
     sys.path.insert(0, str(ROOT))
-    from cuda2hip.match.engine import load_all_rules
+    from cuda2hip.engine.engine import load_all_rules
     from cuda2hip.rulebook.docs import rule_markdown
     from cuda2hip.settings import Settings
 

@@ -36,8 +36,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from header_decls import Decl, Headers, clang_cxx, hipcc_host  # noqa: E402
 
-from cuda2hip.match.api_tables import all_table_paths, load_table  # noqa: E402
-from cuda2hip.match.rename import HIP_LIBRARY, NO_ROCM_RELEASE, ROC_LIBRARY, resolve  # noqa: E402
+from cuda2hip.api.tables import all_table_paths, load_table  # noqa: E402
+from cuda2hip.checks.api.rename import HIP_LIBRARY, NO_ROCM_RELEASE, ROC_LIBRARY, resolve  # noqa: E402
 
 OUT = ROOT / "rules" / "api" / "signatures"
 CUDA_INCLUDE = [Path("/usr/local/cuda/include"), ROOT / ".cache" / "cuda-library-headers" / "include"]

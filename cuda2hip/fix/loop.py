@@ -13,7 +13,7 @@ from typing import Callable
 from msgspec import Struct, field
 
 from ..findings import Applicability, Finding, Fix
-from ..source import SourceText
+from ..lang.source import SourceText
 from .apply import Change, apply_fixes, apply_fixes_tracked, choose_fixes
 
 MAX_PASSES = 12

@@ -14,8 +14,8 @@ from lsprotocol import types
 
 from ..findings import Applicability, Finding
 from ..fix.apply import apply_fixes
-from ..in_memory import fix_text
-from ..suppress import DIRECTIVE
+from ..lang.suppress import DIRECTIVE
+from ..run.in_memory import fix_text
 from .analysis import Analysis
 from .edits import text_edits, workspace_edit
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from lsprotocol import types
 
 from ..findings import Finding
-from ..in_memory import INTERNAL_ERROR, check_text
+from ..lang.source import UTF8_BOM, SourceError, SourceText
+from ..run.in_memory import INTERNAL_ERROR, check_text
 from ..settings import Settings
-from ..source import UTF8_BOM, SourceError, SourceText
 from .diagnostics import diagnostic, problem
 from .positions import LineIndex
 from .projects import Project, ProjectError, Projects

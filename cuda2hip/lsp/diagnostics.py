@@ -7,8 +7,8 @@ from weakref import WeakKeyDictionary
 
 from lsprotocol import types
 
+from ..engine.engine import UNUSED_SUPPRESSION
 from ..findings import Finding, Severity
-from ..match.engine import UNUSED_SUPPRESSION
 from ..rulebook.docs import rule_docs_url
 from .positions import LineIndex
 

@@ -19,8 +19,8 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from ..config import find_config
-from ..match.engine import Engine
+from ..engine.engine import Engine
+from ..project.config import find_config
 from ..settings import Settings
 
 CONFIG_NAMES = ("cuda2hip.toml", "pyproject.toml")
@@ -47,7 +47,7 @@ class Project:
         self.baseline = baseline
         self._exclude = None
         if settings.exclude or settings.extend_exclude:
-            from ..discover import exclude_spec
+            from ..project.discover import exclude_spec
 
             self._exclude = exclude_spec(settings)
 

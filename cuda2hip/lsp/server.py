@@ -27,7 +27,7 @@ from pygls.exceptions import JsonRpcContentModified
 from pygls.lsp.server import LanguageServer
 
 from .. import __version__
-from ..in_memory import INTERNAL_ERROR
+from ..run.in_memory import INTERNAL_ERROR
 from .analysis import Analysis, analyse
 from .diagnostics import problem
 from .projects import Projects

@@ -31,7 +31,7 @@ def build(run, root: Path) -> dict:
 
 
 def write(run, root: Path, path: Path) -> int:
-    from ..writeback import write_report
+    from ..fix.writeback import write_report
 
     data = build(run, root)
     write_report(path, (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))

@@ -5,7 +5,7 @@ drive the terminal: clear it, retitle it, hide or forge report lines)."""
 
 from __future__ import annotations
 
-from ..lazy_regex import LazyRegex
+from ..lang.lazy_regex import LazyRegex
 
 # Columns of a line shown around a finding; longer lines are cut, with an ellipsis at each cut.
 FRAME_COLUMNS = 500

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 
-from ..source import eight_bit_encoding
+from ..lang.source import eight_bit_encoding
 
 NO_NEWLINE = b"\n\\ No newline at end of file\n"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..source import SourceError, SourceText
+from ..lang.source import SourceError, SourceText
 
 
 def repo_path(path: str, root: Path) -> str:

@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 from ..findings import EFFORTS, Severity
-from ..lazy_regex import LazyRegex
+from ..lang.lazy_regex import LazyRegex
 from .effort import EXPLANATION, estimate
 
 # The manual-work estimate (the model: report/effort.py; stated in docs/reports.md).

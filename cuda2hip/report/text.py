@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
-from ..source import SourceError, SourceText
+from ..lang.source import SourceError, SourceText
 from .clip import ELLIPSIS, FRAME_COLUMNS, escape_controls, frame_window
 from .summary import hidden_note, shown, shown_path, summarize
 

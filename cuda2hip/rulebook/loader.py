@@ -17,7 +17,7 @@ import msgspec
 from .. import __version__
 from .schema import Rule
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 
 
 class RuleError(Exception):
@@ -77,7 +77,14 @@ def _describe_error(path: Path, raw, exc: msgspec.ValidationError) -> str:
     return f"{path}: rule {who}: {field_part}{text}"
 
 
-def load_rule_file(path: Path, *, builtin: bool = False) -> Rule:
+def family_of(path: Path, directory: Path) -> str:
+    """The family of the rule file `path` of the rules folder `directory`: the folder it sits in
+    directly under `directory` ("" for a rule at the top of it)."""
+    parts = Path(os.path.relpath(path, directory)).parts
+    return parts[0] if len(parts) > 1 else ""
+
+
+def load_rule_file(path: Path, *, builtin: bool = False, family: str = "") -> Rule:
     try:
         raw = _load_yaml(path)
     except OSError as exc:
@@ -94,6 +101,7 @@ def load_rule_file(path: Path, *, builtin: bool = False) -> Rule:
         raise RuleError(_describe_error(path, raw, exc)) from None
     rule.source_path = str(path)
     rule.builtin = builtin
+    rule.family = family
     return rule
 
 
@@ -111,27 +119,27 @@ class RuleSource(msgspec.Struct):
     builtin: bool
 
 
-def _fingerprint(files: list[tuple[Path, bool]], data: list[str]) -> str:
+def _fingerprint(files: list[tuple[Path, bool, Path]], data: list[str]) -> str:
     """The key of the rule caches: the rule files' names, content and built-in flags, and the
     content of the data files beside them (`data`, sorted here): the words a rule is pre-filtered
     by can come from its tables (struct-fields.json, calls.json, ...), so new data must not meet
     the pre-filter data of the old."""
-    from ..content_keys import fingerprint
+    from ..cache.keys import fingerprint
 
-    flags = "".join("b" if builtin else "u" for _, builtin in files)
+    flags = "".join("b" if builtin else "u" for _, builtin, _ in files)
     return fingerprint(f"{SCHEMA_VERSION}:{__version__}:{flags}:{len(files)}",
-                       [str(p) for p, _ in files] + sorted(data))
+                       [str(p) for p, _, _ in files] + sorted(data))
 
 
 def _installed_key(sources: list[RuleSource]) -> str | None:
     """The key of built-in rules that a regular install holds (store.installed), else None."""
-    from .. import store
+    from ..cache import store
 
     identity = store.installed()
     package = Path(__file__).resolve().parents[1]
     if identity is None or not all(package in src.directory.resolve().parents for src in sources):
         return None
-    from ..digest import blake2b
+    from ..cache.digest import blake2b
 
     text = "\0".join([SCHEMA_VERSION, identity, *(str(src.directory) for src in sources)])
     return "installed-" + blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
@@ -145,7 +153,7 @@ def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rul
 def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tuple[list[Rule], str | None]:
     """`load_rules`, plus the fingerprint of the rule files that keys the rule data in the store
     (None without the store)."""
-    from .. import store
+    from ..cache import store
 
     cache_root = store.location() if use_cache else None
     builtin = None
@@ -153,7 +161,7 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
         builtin = (str(cache_root), *(str(src.directory) for src in sources))
         if builtin in _BUILTIN:
             return _BUILTIN[builtin]
-    files: list[tuple[Path, bool]] = []
+    files: list[tuple[Path, bool, Path]] = []
     data: list[str] = []
     # The built-in rules of a regular install change only with the install: keyed by it, they
     # are found in the store without a walk of their files (store.installed).
@@ -162,7 +170,7 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
         for src in sources:
             if not src.directory.is_dir():
                 raise RuleError(f"{src.directory}: rule directory does not exist")
-            files.extend((p, src.builtin) for p in rule_files(src.directory, data))
+            files.extend((p, src.builtin, src.directory) for p in rule_files(src.directory, data))
 
     stored = None
     if cache_root is not None:
@@ -181,8 +189,8 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
 
     if not files:  # (keyed by the install and not in the store yet)
         for src in sources:
-            files.extend((p, src.builtin) for p in rule_files(src.directory, data))
-    rules = [load_rule_file(p, builtin=b) for p, b in files]
+            files.extend((p, src.builtin, src.directory) for p in rule_files(src.directory, data))
+    rules = [load_rule_file(p, builtin=b, family=family_of(p, d)) for p, b, d in files]
     check_unique(rules)
 
     if key is not None:
@@ -208,7 +216,7 @@ _PREFILTERS_READ: dict[str, dict] = {}
 def read_prefilters(key: str) -> dict[str, Prefilter]:
     """Rule id -> pre-filter data, for the rules of fingerprint `key` compiled before (the store's
     key covers the code that derives the words)."""
-    from .. import store
+    from ..cache import store
 
     got = _PREFILTERS_READ.get(key)
     if got is None:
@@ -223,7 +231,7 @@ def read_prefilters(key: str) -> dict[str, Prefilter]:
 
 
 def write_prefilters(key: str, prefilters: dict[str, Prefilter]) -> None:
-    from .. import store
+    from ..cache import store
 
     _PREFILTERS_READ[key] = dict(prefilters)
     store.put(store.key("prefilters", key), msgspec.msgpack.encode(prefilters))

@@ -119,7 +119,7 @@ class Rule(_Strict, kw_only=True):
     # codes whose findings inside the range of this rule's findings are dropped (one construct,
     # one finding: the rule that knows more says it)
     supersedes: list[Code] = []
-    # preprocessor branches where the rule's findings are dropped (match/preproc_conditions.py):
+    # preprocessor branches where the rule's findings are dropped (lang/cxx/preprocessor: macros.py's builds):
     # "nvcc-only" (hip-clang never compiles them), "hip-only" (only a HIP build compiles them: the
     # project wrote them for AMD GPUs, so a rule about what CUDA code means there has no say)
     skip_branches: list[Literal["nvcc-only", "hip-only"]] = []
@@ -137,6 +137,7 @@ class Rule(_Strict, kw_only=True):
     # filled in by the loader, never written in YAML
     source_path: str = ""
     builtin: bool = False
+    family: str = ""  # the folder of the rule under its rules folder (rules/warp/x.yaml: warp)
 
 
 def rule_json_schema() -> dict:

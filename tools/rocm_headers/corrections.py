@@ -204,7 +204,7 @@ def apply(row: list, library: str, facts: dict) -> list:
 
 
 def is_plain_c(target: str) -> bool:
-    from cuda2hip.match.rename import _PLAIN_C  # the rename rules never check these against a ROCm version
+    from cuda2hip.checks.api.rename import _PLAIN_C  # the rename rules never check these against a ROCm version
 
     return bool(_PLAIN_C.match(target))
 

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from cuda2hip import rocm_releases
-from cuda2hip.match.api_tables import ApiEntry
-from cuda2hip.match.rename import resolve
+from cuda2hip.api.tables import ApiEntry
+from cuda2hip.checks.api.rename import resolve
 
 from . import probe_calls, probes
 from .compilers import Compiler

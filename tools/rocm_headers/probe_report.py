@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections import defaultdict
 
 from cuda2hip import rocm_releases
-from cuda2hip.match.api_tables import ApiEntry
-from cuda2hip.match.rename import resolve
+from cuda2hip.api.tables import ApiEntry
+from cuda2hip.checks.api.rename import resolve
 
 from .corrections import AUDIT_NOTE, PACKAGES, is_plain_c
 from .probes import GROUP_OF_PACKAGE

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from cuda2hip.match.api_tables import successors
+from cuda2hip.api.tables import successors
 
 from .corrections import COL, PACKAGES, is_plain_c
 

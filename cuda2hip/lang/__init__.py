@@ -1,0 +1,1 @@
+"""Languages: source text and its parsing; C++/CUDA, Python and build files."""

@@ -1,0 +1,1 @@
+"""C++ / CUDA: the preprocessor and what a file defines, includes and calls."""
