@@ -90,8 +90,7 @@ __global__ void k(float* x) {
 @pytest.mark.parametrize("target,code,expect", [
     (None, "HIP402", "__shfl_xor_sync(0xffffffffffffffffull, v, 1)"),  # the default target, 7.2
     ("7.2", "HIP402", "__shfl_xor_sync(0xffffffffffffffffull, v, 1)"),
-    # 6.4: the unsafe fix drops the full mask, as hand ports do (the finding names the build flag
-    # that keeps the call instead)
+    # 6.4: behind -DHIP_ENABLE_WARP_SYNC_BUILTINS; a full mask becomes the maskless builtin HIP's _sync runs
     ("6.4", "HIP402", "__shfl_xor(v, 1)"),
     ("5.2", "HIP403", "__shfl_xor(v, 1)"),
 ])

@@ -30,6 +30,13 @@ from ..lang.cxx.preprocessor import directives as cond
 from ..lang.cxx.preprocessor.macros import numeric_macros
 from ..lang.cxx.syntax import IDENTIFIER_KINDS
 
+# Headers whose HIP counterpart includes hip/hip_common.h (`__HIP_PLATFORM_AMD__`): the runtime's,
+# the libraries' (their HIP headers include hip/hip_runtime_api.h)
+_BRINGS_HIP_COMMON = ("cuda", "cublas", "cusparse", "cusolver", "curand", "cufft", "cuComplex", "hip/", "hipblas",
+                      "hipsparse", "hipsolver", "hiprand", "hipfft")
+
+_HIP_PLATFORM = frozenset({"__HIP_PLATFORM_AMD__", "__HIP_PLATFORM_HCC__", "__HIP_PLATFORM_NVIDIA__", "__HIP_PLATFORM_NVCC__"})
+
 _RESULT = {True: "always true", False: "always false: the code it guards is never compiled",
            None: "decided by its other terms alone (an undefined macro counts as 0)"}
 
@@ -93,13 +100,18 @@ class _MacroRule(CompiledRule):
         result = cond.truth(directive, data, build)
         distinct = list(dict.fromkeys(_text(n, data) for n in names))
         first = names[0]
+        fix = self._condition_fix(ctx, directive, data, result)
         ctx.report(self, first.start_byte, first.end_byte,
                    self._text(message_key, NAMES=" and ".join(f"`{n}`" for n in distinct),
                               WHY="; ".join(self._why(n) for n in distinct),
                               DIRECTIVE=cond.header_text(directive, data),
                               RESULT=_RESULT[result] + _surviving(directive, data, result), **values),
                    data={"evaluates_to": result, "macros": distinct,
-                         "governs_lines": list(cond.governed_lines(directive, data))})
+                         "governs_lines": list(cond.governed_lines(directive, data))},
+                   **(dict(edits=fix[0], applicability="safe", description=fix[1]) if fix else {}))
+
+    def _condition_fix(self, ctx, directive, data: bytes, result: bool | None) -> tuple[list[Edit], str] | None:
+        return None
 
     def _why(self, name: str) -> str:
         raise NotImplementedError
@@ -232,7 +244,9 @@ class VersionMacroRule(_MacroRule):
             return
         where = cond.place(node)
         if where is not None:
-            self._report_condition(ctx, where.directive, ctx.data, None)
+            if not any(_text(n, ctx.data) in _HIP_PLATFORM for n in _identifiers(where.directive, ctx.data)):
+                self._report_condition(ctx, where.directive, ctx.data, None)
+            # (else the test decides for HIP itself: `#if defined(__HIP_PLATFORM_AMD__) || CUDART_VERSION >= 11000`)
             return
         macro = _defining_macro(ctx.data, start) if node is None else None
         if macro is not None:
@@ -242,6 +256,39 @@ class VersionMacroRule(_MacroRule):
 
     def _undefined_here(self, ctx, name: str) -> bool:
         return name in self.macros and not self._project_defines(ctx, name.encode())
+
+    def _condition_fix(self, ctx, directive, data: bytes, result: bool | None) -> tuple[list[Edit], str] | None:
+        """An `#if` that only old CUDA toolkits take (`#if CUDART_VERSION < 11020`, always true after
+        migration) whose block does nothing but `#define` CUDA names HIP declares at the target
+        (aliases of the newer names for old toolkits: `#define cublasComputeType_t cudaDataType_t`):
+        skipped on AMD, as CUDA 11.2 and later skip it. Renamed, such aliases would redefine HIP's
+        own names (`#define hipblasComputeType_t hipDataType`). Only after a CUDA or HIP include of
+        the file, which brings hip/hip_common.h's `__HIP_PLATFORM_AMD__`."""
+        if result is not True or directive.type != "preproc_if" or directive.child_by_field_name("alternative"):
+            return None
+        test = directive.child_by_field_name("condition")
+        body = [c for c in directive.named_children if c != test and c.type != "comment"]
+        if test is None or not body or any(c.type != "preproc_def" for c in body):
+            return None
+        from ..api.tables import all_table_paths, as_entry, table_rows, version_tuple
+        from ..lang.cxx.preprocessor.layout import scan
+
+        target = version_tuple(ctx.settings.target_rocm)
+        for define in body:
+            name = _text(define.child_by_field_name("name"), data).encode()
+            row = next((rows[name] for rows in map(table_rows, all_table_paths()) if name in rows), None)
+            entry = as_entry(row) if row is not None else None
+            # (a HIP name the target declares: added by it, not removed, not experimental)
+            if entry is None or not entry.hip or not entry.hip_added or entry.experimental \
+                    or version_tuple(entry.hip_added) > target \
+                    or (entry.hip_removed and version_tuple(entry.hip_removed) <= target):
+                return None
+        if not any(i.depth == 0 and i.end <= directive.start_byte and i.header.startswith(_BRINGS_HIP_COMMON)
+                   for i in scan(data).includes):
+            return None
+        return ([Edit(test.start_byte, test.start_byte, "!defined(__HIP_PLATFORM_AMD__) && ("),
+                 Edit(test.end_byte, test.end_byte, ")")],
+                "Skip the old-CUDA aliases on AMD: HIP declares the names they alias")
 
     def _why(self, name: str) -> str:
         cuda, hip = self.macros[name]

@@ -47,6 +47,7 @@ LABELS = {"libamdhip64-dev": "HIP", "libhipblas-dev": "hipBLAS", "libhipblaslt-d
 COL = {"hip": (0, 8, 11), "roc": (13, 14, 15)}
 NOTE = 17
 AUDIT_NOTE = "header audit"
+PROJECT_NOTE = "project mapping"  # (tools/generate_rule_data.py _mapped)
 
 
 def vt(text: str) -> tuple[int, ...]:
@@ -165,7 +166,16 @@ def apply(row: list, library: str, facts: dict) -> list:
         if package is None or not target or is_plain_c(target) or (profile == "hip" and library == "cudnn"):
             continue
         if by_compiler(facts, lookup_name(target)):
-            continue  # the compiler or the C++ library declares it: no ROCm release to date it by
+            # the compiler or the C++ library declares it: no ROCm release to date it by. A project
+            # mapping to it (`__trap` -> `__builtin_trap`) has no version from HIPIFY either: every
+            # checked release has it, the oldest dates it
+            if not row[a] and row[NOTE].startswith(PROJECT_NOTE):
+                oldest = checked(facts, lookup_name(target), package)[:1]
+                if oldest:
+                    row[a] = oldest[0][0]
+                    notes.append(f"{AUDIT_NOTE}, {profile}: `{target}` is the compiler's (clang), in every checked "
+                                 f"release from {oldest[0][0]}")
+            continue
         label = LABELS.get(package, package)
         releases = checked(facts, lookup_name(target), package)
         added, removed, why, drop = correct(row[a], row[r], releases) if releases else (row[a], row[r], "", False)

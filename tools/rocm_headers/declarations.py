@@ -136,10 +136,11 @@ def package_declarations(include: Path, files: list[str], defines: tuple[str, ..
     return out
 
 
-def compiler_declarations(include: Path) -> Declarations:
+def compiler_declarations(include: Path, builtins: tuple[str, ...] = ()) -> Declarations:
     """What HIP code has without any ROCm package: clang's HIP wrapper headers (the device math
-    functions of `__clang_hip_math.h`, ...), the C/C++ library they include (`cos`, `sqrt`, ...) and
-    the compiler's predefined macros (`__HIPCC__`, ...)."""
+    functions of `__clang_hip_math.h`, ...), the C/C++ library they include (`cos`, `sqrt`, ...),
+    the compiler's predefined macros (`__HIPCC__`, ...) and those of the `__builtin_*` names in
+    `builtins` that clang has (`__has_builtin`, asked on the device side: `__builtin_trap`)."""
     resource = os.path.realpath(RESOURCE_DIR) + "/"
     rocm = os.path.realpath(include) + "/"
     clang = f"clang {os.path.basename(RESOURCE_DIR)}"
@@ -158,4 +159,11 @@ def compiler_declarations(include: Path) -> Declarations:
             m = re.match(r"#define (\w+)", line)
             if m:
                 out.add(m.group(1), "macro", f"{clang} predefined")
+    if builtins:
+        probe = "".join(f"#if __has_builtin({b})\nBUILTIN {b}\n#endif\n" for b in builtins)
+        proc = subprocess.run(["clang-15", *FLAGS[:-4], *SIDES[1], "-E", "-P", "-"], input=probe,
+                              capture_output=True, text=True)
+        for line in proc.stdout.splitlines():
+            if line.startswith("BUILTIN "):
+                out.add(line.split()[1], "function", f"{clang} builtin")
     return out

@@ -37,7 +37,8 @@ def collect(suites: dict[str, dict[str, Package]], manifest: dict, targets, buil
         facts[{"lib": "libraries", "target": "cmake_targets", "package": "cmake_packages"}[what]][name] = []
     hip = next((p for pkgs in suites.values() for p in pkgs.values() if p.name == "libamdhip64-dev"), None)
     if hip is not None:
-        compiler = compiler_declarations(hip.root / "usr" / "include")
+        compiler = compiler_declarations(hip.root / "usr" / "include",
+                                         tuple(n for n in wanted if n.startswith("__builtin_")))
         for name in wanted:
             best = _best(compiler.names.get(name, {}))
             if best:

@@ -197,6 +197,13 @@ def is_call_of_undefined(ctx, node, start: int, end: int) -> bool:
     return parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node
 
 
+def _defined_by_project(ctx, name: bytes) -> bool:
+    """The file, or a project header it includes, defines `name`."""
+    from ...lang.cxx.includes import included_definitions_of
+
+    return name in file_definitions(ctx) or name in included_definitions_of(ctx)
+
+
 @rule_kind("rename")
 class RenameRule(_TableRule):
     """Report CUDA names with a HIP equivalent and rename them."""
@@ -314,6 +321,8 @@ class UnmappedRule(_TableRule):
             return
         if not CUDA_LOOKING.match(entry.cuda.encode()) and not is_call_of_undefined(ctx, node, start, end):
             return
+        if entry.library == "device" and _defined_by_project(ctx, entry.cuda.encode()):
+            return  # a device function the project defines itself (HIP133's fix writes `__vsub4` so)
         if entry.library in LEGACY_LIBRARIES and claimed(entry, ctx):
             return  # reported as legacy API (legacy_api.py)
         msg = self.message(NAME=entry.cuda, REASON=res.reason, SECTION=entry.section, LIBRARY=entry.library)

@@ -293,29 +293,38 @@ def warp_sync_unavailable(node, env, ctx, args):
     return {"FN": capture(node.child_by_field_name("function"), ctx.data, name), "WHY": capture(node, ctx.data, why)}
 
 
+# ROCm 7.x's `__syncwarp()` (hip/amd_detail/amd_warp_sync_functions.h of 7.2): release and acquire
+# fences at wavefront scope around the wave barrier; one expression, so that it stands where the call did
+SYNCWARP_7 = ('(__builtin_amdgcn_fence(__ATOMIC_RELEASE, "wavefront"), __builtin_amdgcn_wave_barrier(), '
+              '__builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "wavefront"))')
+
+
 @fix_builder("warp-sync-to-legacy")
 def warp_sync_to_legacy(match, ctx, rule):
-    """Below ROCm 7.0: the maskless builtin, where the mask is the full (or active) mask (what
-    hand ports do; from 6.2 the alternative is building with -DHIP_ENABLE_WARP_SYNC_BUILTINS,
-    which the finding names), and `__syncwarp`, which no 6.x declares."""
+    """Below ROCm 7.0, where the mask is the full (or active) mask: the maskless builtin the HIP
+    `_sync` function itself calls for it, `__ballot(1)` for `__activemask()`, and ROCm 7's own
+    definition for `__syncwarp`."""
+    target = _target(ctx)
     node = match.node
     data = ctx.data
     name = callee_name(node, data)
+    if target >= WARP_SYNC_DEFAULT:
+        return None
     arguments = call_args(node)
     if name == "__activemask":
-        return BuiltFix([Edit(node.start_byte, node.end_byte, "__ballot(1)")],
-                        description="`__ballot(1)`: the mask of the active lanes")
+        return BuiltFix([Edit(node.start_byte, node.end_byte, "__ballot(1)")], applicability="safe",
+                        description="`__ballot(1)`: the mask of the active lanes, as HIP's `__activemask()` computes it")
     if name == "__syncwarp":
         if arguments and not classify_mask(arguments[0], ctx).full:
             return BuiltFix(None, effort="medium")
-        return BuiltFix([Edit(node.start_byte, node.end_byte, "__threadfence_block()")],
-                        description="Lanes of a wavefront run in lockstep; keep the memory ordering with a fence")
+        return BuiltFix([Edit(node.start_byte, node.end_byte, SYNCWARP_7)], applicability="safe",
+                        description="ROCm 7's `__syncwarp()`: wavefront fences around the wave barrier")
     legacy = LEGACY_EQUIVALENT.get(name)
     if legacy is None or not arguments or not classify_mask(arguments[0], ctx).full:
         return BuiltFix(None, effort="medium")  # partial masks, __match_*/__reduce_*: port by hand
     rest = ", ".join(text(a, data) for a in arguments[1:])
-    return BuiltFix([Edit(node.start_byte, node.end_byte, f"{legacy}({rest})")],
-                    description=f"Use `{legacy}` (no mask: all active lanes)")
+    return BuiltFix([Edit(node.start_byte, node.end_byte, f"{legacy}({rest})")], applicability="safe",
+                    description=f"Use `{legacy}`, which HIP's `{name}` runs for a full mask")
 
 
 # ---------------------------------------------------------------- legacy (maskless) intrinsics
