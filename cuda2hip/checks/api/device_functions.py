@@ -203,14 +203,15 @@ def _analyse(node, ctx) -> tuple[str, str] | None:
     if status is None:
         return None
     opt_in_only = isinstance(status, str) and status.startswith("-D")
-    if name in polyfills() and isinstance(status, dict) and _in_device_code(node, ctx.data) and all(
+    if name in polyfills() and not own and isinstance(status, dict) and _in_device_code(node, ctx.data) and all(
             isinstance(s, dict) and polyfills()[name]["lacks"] in s["lacks"] for s in statuses):
-        # (adding the overload never changes a call HIP's overloads take: its pointer parameters
+        # (not where the file has overloads of its own, the polyfill's among them; adding the
+        # overload never changes a call HIP's overloads take: its pointer parameters
         # accept no other pointer type)
-        got = _partial(name, status, node, ctx, rel, facts) or _unseen(name, status, node, ctx, rel, facts)
+        got = _partial(name, status, node, ctx, rel, facts, own) or _unseen(name, status, node, ctx, rel, facts)
         return None if got is None else (f"{got[0]}; the fix defines {polyfills()[name]['what']} in this file",
                                          "error", name)
-    if name in polyfills() and all(s == "no" for s in statuses) and _in_device_code(node, ctx.data):
+    if name in polyfills() and not own and all(s == "no" for s in statuses) and _in_device_code(node, ctx.data):
         # (no release has it, so a definition of the file's own collides with none)
         return (f"`{name}` (CUDA `{header}`) is not declared by HIP in {rel.label()} nor in any checked "
                 f"release ({hip_forms.checked(facts)}); the fix defines it in this file as CUDA does "
