@@ -117,7 +117,11 @@ _HIP_SPELLED = re.compile(r"\b(?:hip[A-Z]\w*|HIP[A-Z_]\w*|__hip\w+|__HIP\w+|roc[
 
 def fix_targets() -> list[Target]:
     """Names the rules' fixes introduce, from each rule's own tests (`fixed:` against `code:`) and
-    docs (`use_instead:` against `example:`): what a builder or template writes."""
+    docs (`use_instead:` against `example:`): what a builder or template writes. A name gets the
+    lowest target release of the cases that write it (`settings: {target_rocm: R}`; a case with no
+    target, like the docs, runs at the default release)."""
+    from cuda2hip import rocm_releases
+
     out = []
     for path, rule in _rules():
         if rule.get("language", "cuda") != "cuda":
@@ -125,21 +129,27 @@ def fix_targets() -> list[Target]:
         pairs = []
         docs = rule.get("docs") or {}
         if docs.get("use_instead"):
-            pairs.append((docs.get("example") or "", docs["use_instead"]))
+            pairs.append((docs.get("example") or "", docs["use_instead"], rocm_releases.DEFAULT))
         for case in ((rule.get("tests") or {}).get("invalid") or ()):
             if isinstance(case, dict) and case.get("fixed"):
-                pairs.append((case.get("code") or "", case["fixed"]))
-        seen = set()
-        for before, after in pairs:
+                target = str((case.get("settings") or {}).get("target_rocm") or rocm_releases.DEFAULT)
+                pairs.append((case.get("code") or "", case["fixed"], target))
+        since: dict[str, str] = {}
+        for before, after, target in pairs:
             had = set(_HIP_SPELLED.findall(before))
             # code, not preprocessor lines: a macro an `#if` tests need not be defined (that is
             # the test), and the header-guard rule checks its guards against the headers itself
             code = "\n".join(line for line in after.splitlines() if not line.lstrip().startswith("#"))
             for name in _HIP_SPELLED.findall(code):
                 # (the NVIDIA platform's macros are tested in #if, never declared on AMD)
-                if name not in had and name not in seen and "NVIDIA" not in name:
-                    seen.add(name)
-                    out.append(Target(name, "fix", "hip", rule["code"], hand_added=True))
+                if name in had or "NVIDIA" in name:
+                    continue
+                if name not in since:
+                    since[name] = target
+                elif since[name] and (not target or rocm_releases.version_tuple(target)
+                                      < rocm_releases.version_tuple(since[name])):
+                    since[name] = target
+        out += [Target(name, "fix", "hip", rule["code"], added, hand_added=True) for name, added in since.items()]
     return out
 
 
