@@ -129,19 +129,13 @@ def _in_vcs_folder(real: str) -> str | None:
 
 
 def display_path(path: Path) -> Path:
-    """The path as the user wrote it; absolute paths relative to the working directory (with
-    `../` where they lie beside it), unless they share nothing but `/` with it."""
+    """The path as the user wrote it; an absolute path under the working directory relative to
+    it (as ruff shows them), one outside it absolute: a `../../x` from a sibling folder reads
+    worse than the path itself."""
     if not path.is_absolute():
         return path
-    cwd = Path.cwd()
     try:
-        return path.relative_to(cwd)
-    except ValueError:
-        pass
-    try:
-        if os.path.commonpath([path, cwd]) == path.anchor:
-            return path
-        return Path(os.path.relpath(path, cwd))
+        return path.relative_to(Path.cwd())
     except ValueError:
         return path
 
