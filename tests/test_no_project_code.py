@@ -87,9 +87,20 @@ def test_python_m_never_imports_planted_libraries_from_the_working_directory(tmp
     assert r.returncode in (0, 1), r.stdout[-2000:] + r.stderr[-2000:]
 
 
+def _loaded_by_the_interpreter_at_start_up(cwd: Path) -> set[str]:
+    """Modules the interpreter's own start-up imports (`site` and the environment's `.pth`
+    files, e.g. one that imports certifi, and so tempfile), before any of cuda2hip's code runs:
+    with the working directory on PYTHONPATH no program can keep those from the tree."""
+    r = subprocess.run([sys.executable, "-P", "-c", "import sys; print(' '.join(sys.modules))"], cwd=cwd,
+                       capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+    return set(r.stdout.split())
+
+
 def test_a_relative_or_working_directory_import_path_is_dropped(tmp_path):
     """PYTHONPATH=. (or the working directory's full path) names the checked tree too."""
     project, marks = _project(tmp_path, package_in_cwd=False)
+    for name in _loaded_by_the_interpreter_at_start_up(tmp_path) & set(MODULES):
+        (project / f"{name}.py").unlink()
     for entry in (".", str(project), ""):
         r = subprocess.run([sys.executable, "-P", "-m", "cuda2hip", "fix", "--diff", "."], cwd=project,
                            capture_output=True, text=True,
