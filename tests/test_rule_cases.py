@@ -10,7 +10,7 @@ from cuda2hip.settings import Settings
 
 pytestmark = pytest.mark.rules
 
-RULES = load_all_rules(Settings(use_cache=False))
+RULES = load_all_rules(Settings(use_cache=False), tests=True)
 CASES = [
     pytest.param(rule, kind, i, case, id=f"{rule.code}-{rule.id}-{kind}-{i}")
     for rule in sorted(RULES, key=lambda r: r.code)

@@ -65,6 +65,36 @@ def test_builtin_rules_are_listed_and_fingerprinted_once(monkeypatch):
     assert walked
 
 
+def test_a_run_reads_the_rules_without_their_test_cases(tmp_path, monkeypatch):
+    """The store keeps the rules' test cases apart (a third of the rule data, read by every
+    start-up otherwise): a later process gets the rules without them, and `tests=True` (`rules
+    test`) gets them back, from the store or, when it lacks them, from the files."""
+    from cuda2hip.cache import store
+    from cuda2hip.rulebook import loader
+
+    monkeypatch.setenv("CUDA2HIP_CACHE_DIR", str(tmp_path / "cache"))
+    sources = [loader.RuleSource(loader.builtin_rules_dir(), builtin=True)]
+
+    def fresh_process():
+        store.flush()
+        for memo in (loader._LOADED, loader._BUILTIN):
+            memo.clear()
+        loader._WITHOUT_TESTS.clear()
+
+    fresh_process()
+    first = loader.load_rules(sources)  # from the YAML files, with their cases
+    cases = {r.code: r.tests for r in first}
+    assert sum(len(t.valid) + len(t.invalid) for t in cases.values()) > 100
+    fresh_process()
+    again = loader.load_rules(sources)
+    assert all(not r.tests.valid and not r.tests.invalid for r in again)
+    assert {r.code: r.tests for r in loader.load_rules(sources, tests=True)} == cases
+    fresh_process()
+    loader.load_rules(sources)
+    monkeypatch.setattr(store, "get", lambda k, real=store.get: None if k == store.key("rule-tests", loader._load_rules_keyed(sources, True)[1]) else real(k))
+    assert {r.code: r.tests for r in loader.load_rules(sources, tests=True)} == cases
+
+
 def test_rule_files_come_in_path_order(tmp_path):
     """Listed as strings, sorted as paths: `a/b.yaml` before `a-c/x.yaml` ('/' sorts after '-'
     in a string), since the order of the files keys the rule cache."""

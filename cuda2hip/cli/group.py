@@ -177,7 +177,7 @@ def test_rules(directory, select, verbose):
             settings = _settings({})
             from ..engine.engine import load_all_rules
 
-            loaded = load_all_rules(settings)
+            loaded = load_all_rules(settings, tests=True)
     except RuleError as exc:
         _fail(str(exc))
     selectors = split_codes(select)

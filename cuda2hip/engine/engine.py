@@ -361,15 +361,16 @@ def _relative(path: str, root: Path) -> str:
         return p.as_posix()
 
 
-def load_all_rules(settings: Settings) -> list[Rule]:
-    return load_all_rules_keyed(settings)[0]
+def load_all_rules(settings: Settings, *, tests: bool = False) -> list[Rule]:
+    """The rules a run with `settings` loads; `tests`: with their test cases."""
+    return load_all_rules_keyed(settings, tests=tests)[0]
 
 
-def load_all_rules_keyed(settings: Settings) -> tuple[list[Rule], str | None]:
+def load_all_rules_keyed(settings: Settings, *, tests: bool = False) -> tuple[list[Rule], str | None]:
     sources = []
     if settings.include_builtin_rules:
         sources.append(RuleSource(builtin_rules_dir(), builtin=True))
     sources.extend(RuleSource(Path(d), builtin=False) for d in settings.rule_dirs)
     # The rule caches are keyed by the rule files' content: used whatever `use_cache` (the
     # result cache, --no-cache) says.
-    return load_rules_keyed(sources)
+    return load_rules_keyed(sources, tests=tests)

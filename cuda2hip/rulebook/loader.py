@@ -3,7 +3,8 @@
 Parsing a few dozen YAML files costs more than a pre-commit run may spend, so validated rules
 are kept in the store (store.py) as msgpack, keyed by every rule file's path and content
 (content_keys.py) and the code; a warm start reads one value and never imports PyYAML. It is
-derived data that cannot go stale, so it is used whether or not the result cache is on.
+derived data that cannot go stale, so it is used whether or not the result cache is on. The
+rules' own test cases (a third of the data) are kept apart: only `rules test` reads them.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import msgspec
 
 from .. import __version__
-from .schema import Rule
+from .schema import Rule, RuleTests
 
 SCHEMA_VERSION = "6"
 
@@ -145,14 +146,45 @@ def _installed_key(sources: list[RuleSource]) -> str | None:
     return "installed-" + blake2b(text.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
 
 
-def load_rules(sources: list[RuleSource], *, use_cache: bool = True) -> list[Rule]:
-    """All rules of the given directories, validated; duplicate codes or ids are an error."""
-    return load_rules_keyed(sources, use_cache=use_cache)[0]
+def load_rules(sources: list[RuleSource], *, use_cache: bool = True, tests: bool = False) -> list[Rule]:
+    """All rules of the given directories, validated; duplicate codes or ids are an error.
+    `tests`: with the rules' test cases (read from the store only when asked for)."""
+    return load_rules_keyed(sources, use_cache=use_cache, tests=tests)[0]
 
 
-def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tuple[list[Rule], str | None]:
+def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True,
+                     tests: bool = False) -> tuple[list[Rule], str | None]:
     """`load_rules`, plus the fingerprint of the rule files that keys the rule data in the store
     (None without the store)."""
+    rules, key = _load_rules_keyed(sources, use_cache)
+    if tests and key in _WITHOUT_TESTS:
+        _attach_tests(rules, key, sources)
+    return rules, key
+
+
+# Fingerprints of rules read from the store, whose test cases are not loaded yet.
+_WITHOUT_TESTS: set[str] = set()
+_NO_TESTS = RuleTests()
+
+
+def _attach_tests(rules: list[Rule], key: str, sources: list[RuleSource]) -> None:
+    from ..cache import store
+
+    stored = store.get(store.key("rule-tests", key))
+    try:
+        cases = msgspec.msgpack.decode(stored, type=list[RuleTests]) if stored is not None else None
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        cases = None
+    if cases is None or len(cases) != len(rules):  # not in the store: from the files
+        files = [(p, src.builtin, src.directory) for src in sources for p in rule_files(src.directory, [])]
+        by_code = {r.code: r.tests for r in (load_rule_file(p, builtin=b, family=family_of(p, d)) for p, b, d in files)}
+        cases = [by_code.get(r.code, _NO_TESTS) for r in rules]
+    for rule, case in zip(rules, cases):
+        rule.tests = case
+    _WITHOUT_TESTS.discard(key)
+
+
+def _load_rules_keyed(sources: list[RuleSource], use_cache: bool) -> tuple[list[Rule], str | None]:
     from ..cache import store
 
     cache_root = store.location() if use_cache else None
@@ -180,6 +212,7 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
                 stored = store.get(store.key("rules", key))
                 if stored is not None:
                     _LOADED[key] = msgspec.msgpack.decode(stored, type=list[Rule])
+                    _WITHOUT_TESTS.add(key)
             if key in _LOADED:
                 if builtin is not None:
                     _BUILTIN[builtin] = (_LOADED[key], key)
@@ -194,7 +227,9 @@ def load_rules_keyed(sources: list[RuleSource], *, use_cache: bool = True) -> tu
     check_unique(rules)
 
     if key is not None:
-        store.put(store.key("rules", key), msgspec.msgpack.encode(rules))
+        store.put(store.key("rules", key),
+                  msgspec.msgpack.encode([msgspec.structs.replace(r, tests=_NO_TESTS) for r in rules]))
+        store.put(store.key("rule-tests", key), msgspec.msgpack.encode([r.tests for r in rules]))
     if key is not None:  # as if read from the cache file: the next load in this process is free
         _LOADED[key] = rules
         if builtin is not None:
