@@ -12,8 +12,9 @@ from msgspec import Struct, field
 from .rocm_releases import DEFAULT as DEFAULT_TARGET_ROCM
 
 DEFAULT_FILE_TYPES: dict[str, tuple[str, ...]] = {
-    # .hip: migrated sources (`fix --rename`) are still checked for CUDA leftovers
-    "cuda": (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"),
+    # .hip: migrated sources (`fix --rename`) are still checked for CUDA leftovers; .hu: CUDA
+    # headers as LightGBM names them
+    "cuda": (".cu", ".cuh", ".hu", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hxx", ".inl", ".hip"),
     "python": (".py",),
     "cmake": ("CMakeLists.txt", ".cmake"),
     "make": ("Makefile", "makefile", "GNUmakefile", ".mk"),
@@ -56,6 +57,12 @@ class Settings(Struct):
     # compile_commands.json's -D macros of each file (resolved path -> ((name, value), ...);
     # value None: defined to something that is not a number)
     defines: dict[str, tuple[tuple[str, int | None], ...]] = field(default_factory=dict)
+
+    def included_language(self, path: Path) -> str:
+        """The language of a file a C/C++/CUDA file `#include`s: its file type's, else C/C++
+        (the compiler reads it as part of the unit, whatever its name: `.inc`, `.tpp`, ...)."""
+        lang = self.language_for(path)
+        return "cuda" if lang is None else lang
 
     def language_for(self, path: Path) -> str | None:
         name = path.name

@@ -151,3 +151,25 @@ def test_diff_is_exactly_what_fix_writes(tmp_path, newline):
                              capture_output=True)
     assert patched.returncode == 0, patched.stdout + patched.stderr
     assert (tmp_path / "applied" / "a.cu").read_bytes() == (tmp_path / "given" / "a.cu").read_bytes()
+
+
+def test_a_header_of_no_file_type_is_reported_and_followed(tmp_path):
+    """LightGBM names its CUDA headers `.hu`: a CUDA file type now. A header of no file type at
+    all (`.inc`) that a CUDA file includes is C/C++ to the compiler: HIP005 reports it with the
+    command that takes it in (naming it alone is refused as of no known type), and
+    --follow-includes migrates it. (Before, both were silent: the unit failed at the header.)"""
+    proj = tmp_path / "lightgbm"
+    (proj / "include").mkdir(parents=True)
+    (proj / "cuda2hip.toml").write_text("")
+    (proj / "include" / "cuda_utils.hu").write_text(COMMON_H)
+    (proj / "include" / "helpers.inc").write_text(COMMON_H.replace("cudaCheck", "cudaCheck2"))
+    (proj / "a.cu").write_text('#include "include/cuda_utils.hu"\n' + GELU_CU.replace('#include "common.h"\n', ""))
+    (proj / "b.cu").write_text('#include "include/helpers.inc"\n' + GELU_CU.replace('#include "common.h"\n', ""))
+    checked = {f["path"] for f in findings(".", cwd=proj)}
+    assert "include/cuda_utils.hu" in checked  # a file of the run, as .cuh is
+    hip005 = [f for f in findings("b.cu", cwd=proj) if f["code"] == "HIP005"]
+    assert len(hip005) == 1 and hip005[0]["line"] == 1, hip005
+    assert "`include/helpers.inc`" in hip005[0]["message"] and "fix --follow-includes b.cu" in hip005[0]["message"]
+    proc = fix("--follow-includes", "b.cu", cwd=proj)
+    assert proc.returncode in (0, 1), proc.stdout + proc.stderr
+    assert "hipError_t" in (proj / "include" / "helpers.inc").read_text()

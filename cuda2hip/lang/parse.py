@@ -54,7 +54,7 @@ def parse(name: str, data: bytes) -> ts.Tree:
 # contents up to SHARED_BYTES of source (a tree takes ~36 bytes per source byte). Trees are never
 # changed in place (parse_edited edits a copy), so one tree serves them all.
 SHARED_BYTES = 1 << 19
-HEADER_SUFFIXES = (".h", ".cuh", ".hpp", ".hh", ".hxx", ".inl", ".H")
+HEADER_SUFFIXES = (".h", ".cuh", ".hu", ".hpp", ".hh", ".hxx", ".inl", ".H")
 _SHARED: dict[tuple[str, bytes], ts.Tree] = {}
 _shared_size = 0
 

@@ -330,8 +330,8 @@ def with_local_headers(files: list[SourceFile], settings: Settings) -> list[Sour
         if header in seen:
             continue
         rel = _rel(header, root)
-        lang = settings.language_for(header)
-        if lang is None or rel is None or held_back(str(header), settings, exclude) is not None:
+        lang = settings.included_language(header)
+        if rel is None or held_back(str(header), settings, exclude) is not None:
             continue
         seen.add(header)
         extra.append(SourceFile(_display(header), lang, str(header)))

@@ -68,7 +68,9 @@ def report_headers_left_out(files: list[SourceFile], results, settings, engine, 
                 source = _text(item, result)
                 if source is None:
                     break
-            result.findings.append(_finding(rule, result.path, source, start, end, reached[0], headers))
+            # a header of no file type (`.inc`) is taken in only through the file that includes it
+            through = None if all(settings.language_for(Path(h)) for h in headers) else result.path
+            result.findings.append(_finding(rule, result.path, source, start, end, reached[0], headers, through))
         result.findings.sort(key=lambda f: f.sort_key)
 
 
@@ -100,7 +102,7 @@ def _needing_migration(headers: list[str], settings, engine, root: str) -> set[s
     items = []
     for header in headers:
         path = Path(header)
-        lang = settings.language_for(path)
+        lang = settings.included_language(path)
         if lang != "cuda" or held_back(header, settings, spec) is not None:
             continue
         items.append(SourceFile(display_path(path), lang, header))
@@ -130,7 +132,7 @@ def _needing_migration(headers: list[str], settings, engine, root: str) -> set[s
 
 
 def _finding(rule, path: str, source: SourceText, start: int, end: int, direct: str,
-             headers: list[str]) -> Finding:
+             headers: list[str], through: str | None = None) -> Finding:
     shown = [str(display_path(Path(h))) for h in headers]
     named = ", ".join(f"`{s}`" for s in shown)
     if headers[0] == direct:
@@ -140,7 +142,8 @@ def _finding(rule, path: str, source: SourceText, start: int, end: int, direct: 
     else:
         what = (f"the local header{'s' if len(shown) > 1 else ''} {named} "
                 f"(through `{display_path(Path(direct))}`)")
-    command = "cuda2hip fix " + " ".join(shlex.quote(s) for s in shown)
+    command = ("cuda2hip fix " + " ".join(shlex.quote(s) for s in shown) if through is None
+               else f"cuda2hip fix --follow-includes {shlex.quote(through)}")
     line, col, end_line, end_col = source.span(start, end)
     finding = Finding(code=rule.code, rule_id=rule.id, severity=rule.severity, path=path, start=start,
                       end=end, line=line, column=col, end_line=end_line, end_column=end_col,

@@ -40,7 +40,7 @@ RUNTIME = frozenset({"hip/hip_runtime.h", "hip/hip_runtime_api.h", "cuda_runtime
 _CPLUSPLUS = re.compile(rb"^[ \t]*#[ \t]*(?:if|ifdef|ifndef|elif)\b[^\n]*__cplusplus", re.MULTILINE)
 
 
-HIP_SUFFIXES = frozenset({".cu", ".cuh", ".hip"})
+HIP_SUFFIXES = frozenset({".cu", ".cuh", ".hu", ".hip"})
 _DEVICE_SYNTAX = re.compile(rb"\b__(?:global|device|host)__\b|<<<")
 _RUNTIME_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*[<"](?:cuda_runtime(?:_api)?\.h|cuda\.h|hip/hip_runtime(?:_api)?\.h)[>"]',
                               re.MULTILINE)
