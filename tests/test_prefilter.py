@@ -1,5 +1,6 @@
-"""The rules' pre-filter (match/prefilter.py) keeps exactly the rules a plain substring search of
-each literal keeps, including literals inside longer words and literals that are not words."""
+"""The rules' pre-filter (engine/prefilter.py) keeps exactly the rules a plain substring search of
+each literal keeps, including literals inside longer words, qualified names (`::all` inside
+`std::allocate`, not in `:: all`) and literals that are not words."""
 
 from types import SimpleNamespace
 
@@ -10,13 +11,14 @@ from cuda2hip.engine.frontends.cuda import distinct_words
 from cuda2hip.engine.prefilter import IDENTIFIER, LiteralFilter
 
 LITERALS = st.sampled_from(["cuda", "cudaMalloc", "Malloc", "x", "__syncthreads", "<<<", "::", "warpSize",
-                            "a$b", "threadIdx"])
+                            "a$b", "threadIdx", "::all", "::__ldg", "::ld", "::a$b", "::x"])
 ENTRIES = st.lists(st.builds(
     lambda lits, alts: SimpleNamespace(literals=tuple(lits), alternatives=alts),
     st.lists(LITERALS, max_size=2),
     st.none() | st.lists(st.lists(LITERALS, max_size=3).map(tuple), max_size=4).map(tuple)), max_size=8)
 TEXT = st.lists(st.sampled_from(["cudaMallocHost", "x", " ", "\n", "<<", "<", "::", "__syncthreads()", "warp",
-                                 "Size", "a$b", "7cuda", "threadIdx.x", "// Malloc"]), max_size=20).map(
+                                 "Size", "a$b", "7cuda", "threadIdx.x", "// Malloc", "::allocate", "::__ldg(", ":: all",
+                                 "std::all_of", ":", "ld", "::7x", "::a$bc"]), max_size=20).map(
     lambda parts: "".join(parts).encode())
 
 

@@ -109,3 +109,21 @@ def test_rule_files_come_in_path_order(tmp_path):
     assert got == sorted(got, key=Path) and all(isinstance(p, Path) for p in got)
     assert [p.relative_to(tmp_path).as_posix() for p in got] == [
         "A/z.yaml", "a/b/c.yaml", "a/b.yaml", "a b/q.yaml", "a-c/x.yaml", "a.yaml"]
+
+
+def test_a_check_reads_the_rules_data_files_without_pyyaml(tmp_path):
+    """The YAML data files of the checks (device polyfills, enum-by-parameter, build tables)
+    come from the store once parsed: a later run imports no PyYAML (~14 ms of a one-file check)."""
+    (tmp_path / "a.cu").write_text(
+        "#include <cusolverDn.h>\n__device__ unsigned f(unsigned a, unsigned b) { return __vadd2(a, b); }\n"
+        "void g(cusolverDnHandle_t h, float* A, int* info) { cusolverDnSpotrf(h, CUBLAS_FILL_MODE_LOWER, 4, A, 4, A, 4, info); }\n")
+    (tmp_path / "CMakeLists.txt").write_text("project(p LANGUAGES CXX CUDA)\ntarget_link_libraries(k CUDA::cublas)\n")
+    code = ("import sys\nfrom cuda2hip.cli.main import main\n"
+            "try:\n    main(['check', '--no-cache', 'a.cu', 'CMakeLists.txt'])\nexcept SystemExit:\n    pass\n"
+            "print('YAML', 'yaml' in sys.modules)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), CUDA2HIP_CACHE_DIR=str(tmp_path / "cache"))
+    first = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert "HIP133" in first.stdout and "HIPSOLVER_FILL_MODE_LOWER" in first.stdout, first.stdout + first.stderr
+    again = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert again.stdout == first.stdout.replace("YAML True", "YAML False"), again.stdout + again.stderr
+    assert "YAML False" in again.stdout

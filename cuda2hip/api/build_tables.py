@@ -67,13 +67,15 @@ class TableError(ValueError):
 
 
 def _read(path: Path, kind):
-    import yaml
-
-    from ..rulebook.bounded_yaml import load_bounded
+    from ..rulebook.data_files import load_data
 
     try:
-        raw = load_bounded(path)
-    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raw = load_data(str(path))
+    except (OSError, ValueError) as exc:
+        raise TableError(f"{path}: cannot read table: {exc}") from None
+    except Exception as exc:  # PyYAML's YAMLError (PyYAML is imported only when a file is parsed)
+        if not type(exc).__module__.startswith("yaml"):
+            raise
         raise TableError(f"{path}: cannot read table: {exc}") from None
     try:
         return msgspec.convert(raw, list[kind])

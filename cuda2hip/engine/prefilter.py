@@ -7,15 +7,20 @@ cost ~3 ms a file. From a run's second file on, all the identifier-shaped litera
 one pass over the file's distinct words by an Aho-Corasick automaton (pyahocorasick), and each
 rule is then one or two set operations. The answer is the one substring search gives: an
 identifier-shaped literal occurs in the text exactly when it occurs in one of its
-identifier-shaped words (frontends/cuda.py `distinct_words`); the other literals are searched in
+identifier-shaped words (frontends/cuda.py `distinct_words`). Qualified names (`::__ldg`, some 770
+of them) are looked up among the identifier runs that follow a `::` in the text, sorted: `::all`
+occurs exactly when one of those runs starts with `all`. The few other literals are searched in
 the text itself.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 
 IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+QUALIFIED = re.compile(r"::[A-Za-z_$][A-Za-z0-9_$]*")
+_AFTER_SCOPE = re.compile(rb"::([A-Za-z0-9_$]+)")
 
 
 class _Test:
@@ -52,7 +57,9 @@ class _Index:
         self.tests = [_Test(lits, alts, ids) for lits, alts in specs]
         self._words = [(i, lit) for i, lit in enumerate(literals) if IDENTIFIER.fullmatch(lit)]
         self._word_bytes = [(i, lit.encode()) for i, lit in self._words]
-        self._other = [(i, lit.encode()) for i, lit in enumerate(literals) if not IDENTIFIER.fullmatch(lit)]
+        self._qualified = [(i, lit[2:].encode()) for i, lit in enumerate(literals) if QUALIFIED.fullmatch(lit)]
+        self._other = [(i, lit.encode()) for i, lit in enumerate(literals)
+                       if not IDENTIFIER.fullmatch(lit) and not QUALIFIED.fullmatch(lit)]
         self._automaton = None
         self._files = 0
 
@@ -72,6 +79,9 @@ class _Index:
     def present(self, data: bytes, words: "set[bytes] | None") -> set[int]:
         """Ids of the literals that occur in `data` (`words`: its identifier-shaped words)."""
         found = {i for i, raw in self._other if raw in data}
+        if self._qualified and b"::" in data:
+            after = sorted(set(_AFTER_SCOPE.findall(data)))
+            found.update(i for i, name in self._qualified if _starts_one(after, name))
         if words is None:
             found.update(i for i, raw in self._word_bytes if raw in data)
         elif words and self._words:
@@ -82,6 +92,12 @@ class _Index:
             else:
                 found.update(i for _, i in self._matcher().iter(text.decode("ascii")))
         return found
+
+
+def _starts_one(ordered: list[bytes], prefix: bytes) -> bool:
+    """Whether one of the sorted `ordered` starts with `prefix`."""
+    at = bisect_left(ordered, prefix)
+    return at < len(ordered) and ordered[at].startswith(prefix)
 
 
 _INDEXES: dict[tuple[Spec, ...], _Index] = {}

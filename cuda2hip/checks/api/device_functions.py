@@ -44,10 +44,10 @@ _SHOWN = 4  # parameter lists a message names
 @lru_cache(maxsize=1)
 def polyfills() -> dict[str, dict]:
     """CUDA function -> {what, code}: the definitions HIP133's fix writes."""
-    from ...rulebook.bounded_yaml import load_bounded
+    from ...rulebook.data_files import load_data
     from ...rulebook.loader import builtin_rules_dir
 
-    return load_bounded(Path(builtin_rules_dir()) / "api" / "data" / "device-polyfills.yaml")
+    return load_data(str(Path(builtin_rules_dir()) / "api" / "data" / "device-polyfills.yaml"))
 
 
 @lru_cache(maxsize=1)

@@ -25,32 +25,10 @@ class Mapping(NamedTuple):
 
 def load(rule_path: str, relative: str, profile: str) -> list[Mapping]:
     """The mappings of a library profile from the table `relative` to the rule file."""
-    table = _table(os.path.join(os.path.dirname(rule_path), relative))
+    from ...rulebook.data_files import load_data
+
+    table = load_data(os.path.join(os.path.dirname(rule_path), relative)) or {}
     return [Mapping(re.compile(s["callee"]), s["library"], dict(s["values"])) for s in table.get(profile) or ()]
-
-
-def _table(path: str) -> dict:
-    """The YAML table at `path`, from the store once read (PyYAML's import and parse cost more
-    than the rest of a one-file check's rule set up)."""
-    import msgspec
-
-    from ...cache import store
-    from ...cache.keys import fingerprint
-
-    key = store.key("enum-by-parameter", fingerprint("enum-by-parameter\0", [path])) if store.location() else None
-    stored = store.get(key) if key else None
-    if stored is not None:
-        try:
-            return msgspec.msgpack.decode(stored, type=dict)
-        except msgspec.DecodeError:
-            pass
-    import yaml
-
-    with open(path, encoding="utf-8") as f:
-        table = yaml.safe_load(f) or {}
-    if key:
-        store.put(key, msgspec.msgpack.encode(table))
-    return table
 
 
 def mapped(mappings: list[Mapping], name: str, data: bytes, start: int, end: int) -> tuple[str, str] | None:

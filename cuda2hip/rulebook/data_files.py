@@ -1,0 +1,29 @@
+"""YAML data files beside the rules (the tables a check reads: rules/api/data/*.yaml), parsed
+once and then read from the store, keyed by their content: a run that uses them never imports
+or runs PyYAML, whose import and parse cost more than a one-file check's rule set-up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+
+def load_data(path: str):
+    """The YAML document in `path` (read within bounded_yaml's limits)."""
+    from ..cache import store
+    from ..cache.keys import fingerprint
+
+    key = store.key("rule-data", fingerprint("rule-data\0", [path])) if store.location() else None
+    stored = store.get(key) if key else None
+    if stored is not None:
+        try:
+            return msgspec.msgpack.decode(stored)
+        except msgspec.DecodeError:
+            pass
+    from .bounded_yaml import load_bounded
+
+    doc = load_bounded(Path(path))
+    if key:
+        store.put(key, msgspec.msgpack.encode(doc))
+    return doc
