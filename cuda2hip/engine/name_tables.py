@@ -17,6 +17,20 @@ from ..lang.cxx.syntax import IDENTIFIER_KINDS
 from .compiled import CompiledRule
 
 
+_HIP_PREFIXES = (b"hip", b"HIP", b"roc", b"__hip")
+
+
+def _hip_alias(define, node, data: bytes) -> bool:
+    """`node` is the name an object-like `#define` defines, as a HIP/ROCm identifier."""
+    if define.child_by_field_name("name") != node:
+        return False
+    value = define.child_by_field_name("value")
+    if value is None:
+        return False
+    body = data[value.start_byte:value.end_byte].strip()
+    return body.startswith(_HIP_PREFIXES) and body.replace(b"_", b"a").isalnum()
+
+
 def combine_name_tables(cls, rules):
     """The `combine` of every name-table rule kind: the engine merges the rules that share this
     function into one `NameTables`, so that a name one rule's table knows is no unknown name
@@ -82,6 +96,13 @@ class NameTables(CompiledRule):
         return wanted
 
     def visit(self, node, ctx):
+        parent = node.parent
+        if parent is not None and parent.type == "preproc_def" and _hip_alias(parent, node, ctx.data):
+            # A project's own alias of the name (`#define cudaDeviceProp hipDeviceProp_t`):
+            # renamed, it would define HIP's name as itself (HIP 6's `hipDeviceProp_t` is a macro
+            # of its own, so the type is lost) or as another HIP name. The uses are renamed to
+            # what the alias means anyway; left as it is, the alias is simply unused.
+            return
         self.token(node.start_byte, node.end_byte, ctx.data[node.start_byte:node.end_byte], ctx, node)
 
     def token(self, start, end, name, ctx, node=None):
