@@ -12,23 +12,37 @@ contains a CUDA name (`my_cudaStream_t`) is another identifier.
 
 from __future__ import annotations
 
+import re
+
 from ..api.tables import ApiEntry, as_entry
 from ..lang.cxx.syntax import IDENTIFIER_KINDS
 from .compiled import CompiledRule
 
 
-_HIP_PREFIXES = (b"hip", b"HIP", b"roc", b"__hip")
+_DEFINES = frozenset({"preproc_def", "preproc_function_def"})
+_COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
+_SPACE = re.compile(rb"\s+")
 
 
-def _hip_alias(define, node, data: bytes) -> bool:
-    """`node` is the name an object-like `#define` defines, as a HIP/ROCm identifier."""
+def _defined_as(define, node, data: bytes) -> bytes | None:
+    """What the `#define` whose name is `node` defines it as, when that is one identifier
+    (`#define cudaMalloc hipMalloc`) or a call of one with the same parameters
+    (`#define cudaFree(p) hipFree(p)`): the identifier; else None."""
     if define.child_by_field_name("name") != node:
-        return False
+        return None
     value = define.child_by_field_name("value")
     if value is None:
-        return False
-    body = data[value.start_byte:value.end_byte].strip()
-    return body.startswith(_HIP_PREFIXES) and body.replace(b"_", b"a").isalnum()
+        return None
+    body = _SPACE.sub(b"", _COMMENT.sub(b" ", data[value.start_byte:value.end_byte]))
+    if define.type == "preproc_function_def":
+        params = define.child_by_field_name("parameters")
+        if params is None:
+            return None
+        spelled = _SPACE.sub(b"", _COMMENT.sub(b" ", data[params.start_byte:params.end_byte]))
+        if not body.endswith(spelled):
+            return None
+        body = body[:-len(spelled)]
+    return body if body and body.replace(b"_", b"a").isalnum() else None
 
 
 def combine_name_tables(cls, rules):
@@ -97,13 +111,31 @@ class NameTables(CompiledRule):
 
     def visit(self, node, ctx):
         parent = node.parent
-        if parent is not None and parent.type == "preproc_def" and _hip_alias(parent, node, ctx.data):
-            # A project's own alias of the name (`#define cudaDeviceProp hipDeviceProp_t`):
-            # renamed, it would define HIP's name as itself (HIP 6's `hipDeviceProp_t` is a macro
-            # of its own, so the type is lost) or as another HIP name. The uses are renamed to
-            # what the alias means anyway; left as it is, the alias is simply unused.
+        if parent is not None and parent.type in _DEFINES and self._project_alias(parent, node, ctx):
+            # A project's own alias of the name for exactly what the migration writes
+            # (`#define cudaDeviceProp hipDeviceProp_t`): renamed, it would define HIP's name as
+            # itself (HIP 6's `hipDeviceProp_t` is a macro of its own, so the type is lost).
+            # The uses are renamed to the same name; left as it is, the alias is simply unused.
+            # An alias for anything else keeps being renamed, so that its uses keep its meaning.
             return
         self.token(node.start_byte, node.end_byte, ctx.data[node.start_byte:node.end_byte], ctx, node)
+
+    def _project_alias(self, define, node, ctx) -> bool:
+        defined_as = _defined_as(define, node, ctx.data)
+        if defined_as is None:
+            return False
+        name = ctx.data[node.start_byte:node.end_byte]
+        for rule, entries in self.tables:
+            entry = entries.get(name)
+            resolution = getattr(rule, "resolution", None)
+            if entry is None or resolution is None:
+                continue
+            if type(entry) is not ApiEntry:
+                entry = entries[name] = as_entry(entry)
+            target = resolution(entry).target
+            if target is not None and target.encode() == defined_as:
+                return True
+        return False
 
     def token(self, start, end, name, ctx, node=None):
         hit = False

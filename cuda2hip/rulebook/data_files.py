@@ -24,6 +24,11 @@ def load_data(path: str):
     from .bounded_yaml import load_bounded
 
     doc = load_bounded(Path(path))
+    try:
+        encoded = msgspec.msgpack.encode(doc)
+    except (TypeError, OverflowError, msgspec.EncodeError):
+        return doc  # (not msgpack's: an integer past 64 bits) read from the file every time
     if key:
-        store.put(key, msgspec.msgpack.encode(doc))
-    return doc
+        store.put(key, encoded)
+    # as a later run reads it from the store: one answer for every run (a YAML date is a string)
+    return msgspec.msgpack.decode(encoded)
