@@ -46,6 +46,9 @@ NOT_COMPILABLE = {
     # reported (HIP409 at its line, in findings.txt), no automatic fix: clang 22 removed the
     # macro and warpSize is no constant expression
     ("hazards", "default", "7.2"): "__AMDGCN_WAVEFRONT_SIZE is gone from clang 22 (HIP409 reports it)",
+    # Debian 12 (ROCm 5.2) packages no hipCUB
+    ("warp_primitives", "default", "5.2"): "no hipCUB for ROCm 5.2 here (Debian 12 packages none)",
+    ("warp_primitives", "rocm-5.2", "5.2"): "no hipCUB for ROCm 5.2 here (Debian 12 packages none)",
 }
 # The releases each output is compiled with, and the flags it needs there.
 COMPILED_WITH = {
