@@ -12,10 +12,10 @@ the first found in the usual build folders of the project root.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
+import msgspec
 from msgspec import Struct
 
 # Where build systems usually leave it, relative to the project root.
@@ -55,7 +55,7 @@ def find(root: Path) -> Path | None:
 def read(path: Path, root: Path) -> BuildFacts:
     """The include folders (inside `root`) and per-file macros of the database at `path`."""
     try:
-        entries = json.loads(path.read_bytes())
+        entries = msgspec.json.decode(path.read_bytes())  # (json's import: a ms of every start-up)
     except OSError as exc:
         raise CompileCommandsError(f"{path}: cannot read the compilation database: {exc.strerror or exc}") from None
     except (ValueError, UnicodeDecodeError) as exc:
