@@ -22,6 +22,7 @@ from .compiled import CompiledRule
 _DEFINES = frozenset({"preproc_def", "preproc_function_def"})
 _COMMENT = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 _SPACE = re.compile(rb"\s+")
+_AFTER_DEFINE = re.compile(rb"#[ \t]*define[ \t]+\Z")
 
 
 def _defined_as(define, node, data: bytes) -> bytes | None:
@@ -110,8 +111,11 @@ class NameTables(CompiledRule):
         return wanted
 
     def visit(self, node, ctx):
-        parent = node.parent
-        if parent is not None and parent.type in _DEFINES and self._project_alias(parent, node, ctx):
+        start = node.start_byte
+        # (`node.parent` walks down from the root: only for a name right after `#define`)
+        if _AFTER_DEFINE.search(ctx.data, max(0, start - 32), start) is not None \
+                and (parent := node.parent) is not None and parent.type in _DEFINES \
+                and self._project_alias(parent, node, ctx):
             # A project's own alias of the name for exactly what the migration writes
             # (`#define cudaDeviceProp hipDeviceProp_t`): renamed, it would define HIP's name as
             # itself (HIP 6's `hipDeviceProp_t` is a macro of its own, so the type is lost).
