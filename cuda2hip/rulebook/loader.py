@@ -4,7 +4,7 @@ Parsing a few dozen YAML files costs more than a pre-commit run may spend, so va
 are kept in the store (store.py) as msgpack, keyed by every rule file's path and content
 (content_keys.py) and the code; a warm start reads one value and never imports PyYAML. It is
 derived data that cannot go stale, so it is used whether or not the result cache is on. The
-rules' own test cases (a third of the data) are kept apart: only `rules test` reads them.
+rules' own test cases (a third of the data) are kept apart: only `test-rules` reads them.
 """
 
 from __future__ import annotations
