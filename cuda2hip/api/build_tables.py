@@ -73,10 +73,6 @@ def _read(path: Path, kind):
         raw = load_data(str(path))
     except (OSError, ValueError) as exc:
         raise TableError(f"{path}: cannot read table: {exc}") from None
-    except Exception as exc:  # PyYAML's YAMLError (PyYAML is imported only when a file is parsed)
-        if not type(exc).__module__.startswith("yaml"):
-            raise
-        raise TableError(f"{path}: cannot read table: {exc}") from None
     try:
         return msgspec.convert(raw, list[kind])
     except msgspec.ValidationError as exc:

@@ -74,4 +74,3 @@ def cast_edits(args: list, casts: dict[str, str], c_style: bool) -> list[Edit] |
         edits.append(Edit(arg.start_byte, arg.start_byte, f"({spelled})(" if c_style else f"reinterpret_cast<{spelled}>("))
         edits.append(Edit(arg.end_byte, arg.end_byte, ")"))
     return edits
-

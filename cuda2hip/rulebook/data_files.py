@@ -9,8 +9,13 @@ from pathlib import Path
 import msgspec
 
 
+class DataFileError(ValueError):
+    """A data file that is not valid YAML."""
+
+
 def load_data(path: str):
-    """The YAML document in `path` (read within bounded_yaml's limits)."""
+    """The YAML document in `path` (read within bounded_yaml's limits). Raises OSError or
+    ValueError (DataFileError, bounded_yaml.YamlLimitError)."""
     from ..cache import store
     from ..cache.keys import fingerprint
 
@@ -21,9 +26,14 @@ def load_data(path: str):
             return msgspec.msgpack.decode(stored)
         except msgspec.DecodeError:
             pass
+    import yaml
+
     from .bounded_yaml import load_bounded
 
-    doc = load_bounded(Path(path))
+    try:
+        doc = load_bounded(Path(path))
+    except yaml.YAMLError as exc:  # as a ValueError, so that callers need not import PyYAML
+        raise DataFileError(f"not valid YAML: {exc}") from None
     try:
         encoded = msgspec.msgpack.encode(doc)
     except (TypeError, OverflowError, msgspec.EncodeError):

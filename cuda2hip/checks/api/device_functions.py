@@ -8,7 +8,7 @@ newer ROCm), CUDA-looking names no table knows (HIP190), and the `_sync` warp fu
 
 The functions HIP declares in no checked release whose behaviour is plain integer arithmetic (the
 SIMD intrinsics `__vsub4`, `__vcmpne4`, ...: rules/api/data/device-polyfills.yaml) are reported here
-rather than by HIP102, with a fix that defines CUDA's function in the calling file.
+rather than by HIP102, with a fix that defines CUDA's function in the calling file. A project's own
 overload of a CUDA function (`__ldcs(const float6*)` for a struct of its own) covers the calls
 with its parameter types only: the other calls are still CUDA's, and reported as such.
 """
@@ -104,8 +104,10 @@ def _own_overloads(name: str, ctx) -> list[list[str]] | None:
     the file defines the name otherwise (a macro, a variable, a function of an included header)
     or a parameter's type does not show (then every call counts as the project's)."""
     raw = name.encode()
-    if raw not in file_definitions(ctx) or raw in included_definitions_of(ctx):
-        return None if raw in file_definitions(ctx) or raw in included_definitions_of(ctx) else []
+    if raw in included_definitions_of(ctx):
+        return None
+    if raw not in file_definitions(ctx):
+        return []
     own = []
     for d in function_definitions(ctx):
         if d.name != name:
